@@ -109,6 +109,25 @@ export interface V4Event {
   rare_device_percentile_bucket?: string;
   velocity?: Velocity;
   raw_device_attributes?: Record<string, unknown>;
+  // Mobile-platform and network signals of the contract's field mapping. Tessera's browser agent
+  // does not collect them yet; they are typed so stored or imported events keep them and the
+  // v3 mapping covers every row.
+  /** iOS events carry the app's bundle id instead of `url`. */
+  bundle_id?: string;
+  /** Android events carry the app's package name instead of `url`. */
+  package_name?: string;
+  proxy_details?: { proxy_type: string; last_seen_at?: number };
+  proxy_ml_score?: number;
+  jailbroken?: boolean;
+  frida?: boolean;
+  root_apps?: boolean;
+  emulator?: boolean;
+  cloned_app?: boolean;
+  /** Unix ms of the last factory reset. */
+  factory_reset_timestamp?: number;
+  mitm_attack?: boolean;
+  location_spoofing?: boolean;
+  proximity?: { id: string; precision_radius: number; confidence: number };
 }
 
 export interface IpInfoEntry {
