@@ -1,0 +1,96 @@
+/**
+ * First start: create a workspace, its default environment, and a public, a secret and a
+ * Management API key. Later starts (and other processes on the same database) read the same
+ * records back. A unique settings row makes concurrent first starts create exactly one set.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { createApiKey, getApiKey } from './store/api-keys.js';
+import type { Database } from './store/schema.js';
+import { getOrCreateSetting, getSetting } from './store/settings.js';
+import { createEnvironment, createWorkspace, type Region } from './store/workspaces.js';
+
+export interface Bootstrap {
+  workspaceId: string;
+  environmentId: string;
+  publicKey: string;
+  secretKey: string;
+  managementKey: string;
+}
+
+interface BootstrapRecord {
+  workspaceId: string;
+  environmentId: string;
+  publicKeyId: string;
+  secretKeyId: string;
+  managementKeyId: string;
+}
+
+const BOOTSTRAP_SETTING = 'bootstrap';
+const PENDING = 'pending';
+const TOKEN_SECRET_SETTING = 'visitor_token_secret';
+
+export async function ensureBootstrap(
+  db: Kysely<Database>,
+  opts: { region: Region; now: number },
+): Promise<{ bootstrap: Bootstrap; created: boolean }> {
+  const existing = await readBootstrapRecord(db);
+  if (existing) return { bootstrap: await resolveKeys(db, existing), created: false };
+
+  const created = await db.transaction().execute(async (trx) => {
+    // The row claims the bootstrap: a concurrent starter blocks here, then sees the conflict.
+    const claim = await trx
+      .insertInto('settings')
+      .values({ key: BOOTSTRAP_SETTING, value: PENDING })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .executeTakeFirst();
+    if (Number(claim.numInsertedOrUpdatedRows ?? 0n) === 0) return undefined;
+    const workspace = await createWorkspace(trx, { name: 'Default workspace', region: opts.region, now: opts.now });
+    const environment = await createEnvironment(trx, { workspaceId: workspace.id, name: 'Default environment', now: opts.now });
+    const common = { workspaceId: workspace.id, now: opts.now };
+    const publicKey = await createApiKey(trx, { ...common, environmentId: environment.id, type: 'public', name: 'Default public key' });
+    const secretKey = await createApiKey(trx, { ...common, environmentId: null, type: 'secret', name: 'Default secret key' });
+    const managementKey = await createApiKey(trx, { ...common, environmentId: null, type: 'management', name: 'Default Management API key' });
+    const record: BootstrapRecord = {
+      workspaceId: workspace.id,
+      environmentId: environment.id,
+      publicKeyId: publicKey.id,
+      secretKeyId: secretKey.id,
+      managementKeyId: managementKey.id,
+    };
+    await trx.updateTable('settings').set({ value: JSON.stringify(record) }).where('key', '=', BOOTSTRAP_SETTING).execute();
+    return record;
+  });
+  if (created) return { bootstrap: await resolveKeys(db, created), created: true };
+
+  const other = await readBootstrapRecord(db);
+  if (!other) throw new Error('bootstrap record missing after a concurrent first start');
+  return { bootstrap: await resolveKeys(db, other), created: false };
+}
+
+/** The installation's secret for signing visitor tokens (created once, shared by all processes). */
+export async function visitorTokenSecret(db: Kysely<Database>): Promise<Uint8Array> {
+  const value = await getOrCreateSetting(db, TOKEN_SECRET_SETTING, () => randomBytes(32).toString('base64url'));
+  return new Uint8Array(Buffer.from(value, 'base64url'));
+}
+
+async function readBootstrapRecord(db: Kysely<Database>): Promise<BootstrapRecord | undefined> {
+  const value = await getSetting(db, BOOTSTRAP_SETTING);
+  if (value === undefined || value === PENDING) return undefined;
+  return JSON.parse(value) as BootstrapRecord;
+}
+
+async function resolveKeys(db: Kysely<Database>, record: BootstrapRecord): Promise<Bootstrap> {
+  const token = async (id: string) => {
+    const key = await getApiKey(db, id);
+    if (!key) throw new Error(`bootstrap API key ${id} no longer exists`);
+    return key.token;
+  };
+  return {
+    workspaceId: record.workspaceId,
+    environmentId: record.environmentId,
+    publicKey: await token(record.publicKeyId),
+    secretKey: await token(record.secretKeyId),
+    managementKey: await token(record.managementKeyId),
+  };
+}

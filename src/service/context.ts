@@ -1,0 +1,23 @@
+/** Everything a request handler or job needs, created once per service process. */
+import type { Redis } from 'ioredis';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Bootstrap } from './bootstrap.js';
+import type { ResolvedConfig } from './config.js';
+import type { RateLimiter } from './rate-limiter.js';
+import type { Engine } from './store/database.js';
+import type { Database } from './store/schema.js';
+
+export interface ServiceContext {
+  config: ResolvedConfig;
+  engine: Engine;
+  db: Kysely<Database>;
+  /** ms since epoch; every time-based decision uses it. */
+  clock: () => number;
+  rateLimiter: RateLimiter;
+  logger: Logger;
+  /** The records created on the first start (default workspace, environment, keys). */
+  bootstrap: Bootstrap;
+  /** Set when REDIS_URL is configured. */
+  redis?: Redis;
+}

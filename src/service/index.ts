@@ -1,0 +1,81 @@
+/**
+ * `createService(config)`: the Tessera identification service as a library. The CLI
+ * (`tessera start`) is a thin layer over it.
+ */
+import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import { buildApp } from './app.js';
+import { type Bootstrap, ensureBootstrap } from './bootstrap.js';
+import { resolveConfig, type ServiceConfig } from './config.js';
+import type { ServiceContext } from './context.js';
+import { createLogger } from './logger.js';
+import { createRateLimiter } from './rate-limiter.js';
+import { migrateToLatest, openDatabase } from './store/database.js';
+
+export type { ServiceConfig } from './config.js';
+export type { ServiceContext } from './context.js';
+export type { Bootstrap } from './bootstrap.js';
+
+export interface Service {
+  app: FastifyInstance;
+  ctx: ServiceContext;
+  /** Created on the first start, read back on later starts. */
+  bootstrap: Bootstrap;
+  /** True when this start created the bootstrap records (a fresh database). */
+  firstStart: boolean;
+  /** Resolves to the base URL, e.g. http://127.0.0.1:43123. */
+  listen(): Promise<string>;
+  /** Graceful: finishes in-flight requests, stops jobs, closes the database and Redis. */
+  close(): Promise<void>;
+}
+
+export async function createService(config: ServiceConfig = {}): Promise<Service> {
+  const resolved = resolveConfig(config);
+  const logger = createLogger(resolved.logLevel);
+  const { db, engine } = openDatabase({ dataDir: resolved.dataDir, databaseUrl: resolved.databaseUrl });
+  let redis: Redis | undefined;
+  try {
+    await migrateToLatest(db);
+    const { bootstrap, created } = await ensureBootstrap(db, { region: resolved.region, now: resolved.clock() });
+    if (resolved.redisUrl) {
+      redis = new Redis(resolved.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true });
+      await redis.connect();
+    }
+    const ctx: ServiceContext = {
+      config: resolved,
+      engine,
+      db,
+      clock: resolved.clock,
+      rateLimiter: createRateLimiter({ redis, keyPrefix: resolved.redisKeyPrefix }),
+      logger,
+      bootstrap,
+      redis,
+    };
+    const app = await buildApp(ctx);
+    let closed = false;
+    return {
+      app,
+      ctx,
+      bootstrap,
+      firstStart: created,
+      async listen() {
+        await app.listen({ port: resolved.port, host: resolved.host });
+        const address = app.server.address();
+        const port = typeof address === 'object' && address ? address.port : resolved.port;
+        const host = resolved.host.includes(':') ? `[${resolved.host}]` : resolved.host;
+        return `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}`;
+      },
+      async close() {
+        if (closed) return;
+        closed = true;
+        await app.close();
+        await db.destroy();
+        if (redis) await redis.quit().catch(() => redis?.disconnect());
+      },
+    };
+  } catch (err) {
+    await db.destroy().catch(() => undefined);
+    redis?.disconnect();
+    throw err;
+  }
+}

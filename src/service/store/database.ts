@@ -1,0 +1,89 @@
+/**
+ * Opens the store: SQLite (better-sqlite3, WAL) in the data directory by default, or
+ * PostgreSQL when a `postgres://` URL is given. Both go through Kysely with one schema.
+ */
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { migrationProvider } from './migrations/index.js';
+import type { Database } from './schema.js';
+
+export type Engine = 'sqlite' | 'postgres';
+
+export interface OpenedDatabase {
+  db: Kysely<Database>;
+  engine: Engine;
+  /** Where the data lives, for people: the SQLite file or the PostgreSQL URL without password. */
+  location: string;
+}
+
+export const SQLITE_FILE_NAME = 'tessera.sqlite';
+
+const PG_INT8_OID = 20;
+const PG_NUMERIC_OID = 1700;
+
+export function isPostgresUrl(url: string | undefined): url is string {
+  return !!url && /^postgres(ql)?:\/\//i.test(url);
+}
+
+export function openDatabase(opts: { dataDir: string; databaseUrl?: string; poolSize?: number }): OpenedDatabase {
+  if (opts.databaseUrl && !isPostgresUrl(opts.databaseUrl)) {
+    throw new Error(`DATABASE_URL must start with postgres:// or postgresql:// (got "${redactUrl(opts.databaseUrl)}")`);
+  }
+  if (isPostgresUrl(opts.databaseUrl)) {
+    const pool = new pg.Pool({
+      connectionString: opts.databaseUrl,
+      max: opts.poolSize ?? 10,
+      // Times are bigint milliseconds and counts are int8: both fit a JS number.
+      types: {
+        getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+          oid === PG_INT8_OID || oid === PG_NUMERIC_OID
+            ? (value: string) => Number(value)
+            : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      },
+    });
+    return {
+      db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
+      engine: 'postgres',
+      location: redactUrl(opts.databaseUrl),
+    };
+  }
+  const dir = resolve(opts.dataDir);
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, SQLITE_FILE_NAME);
+  const sqlite = new SQLite(file);
+  sqlite.pragma('journal_mode = WAL');
+  // WAL + NORMAL is durable across application crashes; only a power loss can lose the last commits.
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('foreign_keys = ON');
+  return {
+    db: new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }),
+    engine: 'sqlite',
+    location: file,
+  };
+}
+
+/** Brings the schema to the latest version; safe to run concurrently from several processes. */
+export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** The URL without its password, safe to print and log. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '<unparseable url>';
+  }
+}

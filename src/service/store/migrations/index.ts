@@ -1,0 +1,14 @@
+/**
+ * Every migration, in order, as a static provider for Kysely's Migrator (no file-system
+ * scanning, so the compiled service and the tests run the same list). Each owner adds its line.
+ */
+import type { Migration, MigrationProvider } from 'kysely';
+import * as core from './001-core.js';
+
+export const migrations: Record<string, Migration> = {
+  '001-core': core,
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => migrations,
+};
