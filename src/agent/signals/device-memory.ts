@@ -1,0 +1,1 @@
+export const deviceMemory = () => (navigator as { deviceMemory?: number }).deviceMemory;

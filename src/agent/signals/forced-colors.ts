@@ -1,0 +1,3 @@
+import { mediaFlag } from './media.js';
+
+export const forcedColors = () => mediaFlag('forced-colors', 'active', 'none');

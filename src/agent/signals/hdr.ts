@@ -1,0 +1,3 @@
+import { mediaFlag } from './media.js';
+
+export const hdr = () => mediaFlag('dynamic-range', 'high', 'standard');

@@ -1,0 +1,1 @@
+export const languages = () => [...(navigator.languages?.length ? navigator.languages : [navigator.language])];

@@ -1,0 +1,1 @@
+export const pdfViewer = () => (navigator as { pdfViewerEnabled?: boolean }).pdfViewerEnabled;

@@ -1,0 +1,1 @@
+export const plugins = () => Array.from(navigator.plugins || [], (p) => p.name).sort();

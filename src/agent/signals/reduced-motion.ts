@@ -1,0 +1,3 @@
+import { mediaFlag } from './media.js';
+
+export const reducedMotion = () => mediaFlag('prefers-reduced-motion', 'reduce', 'no-preference');

@@ -1,0 +1,1 @@
+export const timezone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;

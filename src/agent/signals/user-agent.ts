@@ -1,0 +1,1 @@
+export const userAgent = () => navigator.userAgent;

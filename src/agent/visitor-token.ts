@@ -1,0 +1,46 @@
+import { createStore, get as idbGet, set as idbSet, type UseStore } from 'idb-keyval';
+import { safe, within } from './safe.js';
+
+const YEAR_SECONDS = 31536000;
+const IDB_READ_MS = 300;
+
+/**
+ * The visitor token the service issues, kept under `<prefix>t` in a first-party cookie,
+ * localStorage and IndexedDB (database `<prefix>db`). Reading takes the first one that
+ * survives (cookie, then localStorage, then IndexedDB) and repairs the others. Every storage
+ * failure (blocked cookies, disabled storage, private modes) is silent.
+ */
+export function visitorTokenStore(prefix: string) {
+  const key = prefix + 't';
+  const cookieName = encodeURIComponent(key);
+  let db: UseStore | undefined;
+  const idb = () => (db ||= createStore(prefix + 'db', 'kv'));
+
+  const stores: [read: () => unknown, write: (v: string) => unknown][] = [
+    [
+      () => {
+        const c = document.cookie.split('; ').find((c) => c.startsWith(cookieName + '='));
+        return c && decodeURIComponent(c.slice(cookieName.length + 1));
+      },
+      (v) =>
+        (document.cookie = `${cookieName}=${encodeURIComponent(v)};path=/;max-age=${YEAR_SECONDS};SameSite=Lax${
+          location.protocol == 'https:' ? ';Secure' : ''
+        }`),
+    ],
+    [() => localStorage.getItem(key), (v) => localStorage.setItem(key, v)],
+    [() => within(idbGet(key, idb()), IDB_READ_MS, () => 0), (v) => idbSet(key, v, idb())],
+  ];
+
+  const write = (token: string, skip: unknown[] = []) =>
+    Promise.all(stores.map(([, w], i) => skip[i] !== token && safe(() => w(token))));
+
+  return {
+    async read(): Promise<string | undefined> {
+      const found = await Promise.all(stores.map(([r]) => safe(r)));
+      const token = found.find((v): v is string => typeof v == 'string' && !!v);
+      if (token) void write(token, found);
+      return token;
+    },
+    write: (token: string) => write(token),
+  };
+}
