@@ -3,6 +3,7 @@
  * the identification and Server API modules. Both engines share one schema: flags are
  * integers 0/1, times are bigint milliseconds (read back as JS numbers), JSON is text.
  */
+import type { IdentificationTables } from '../identification/tables.js';
 
 export interface WorkspacesTable {
   id: string;
@@ -91,4 +92,4 @@ export interface CoreTables {
   events: EventsTable;
 }
 
-export type Database = CoreTables;
+export type Database = CoreTables & IdentificationTables;

@@ -4,9 +4,11 @@
  */
 import type { Migration, MigrationProvider } from 'kysely';
 import * as core from './001-core.js';
+import * as identification from './002-identification.js';
 
 export const migrations: Record<string, Migration> = {
   '001-core': core,
+  '002-identification': identification,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,117 @@
+/**
+ * Signals -> comparable components (pure). Values are normalised strings, so a component is
+ * compared by equality; fonts are kept as a set too, since an installed font adds one member
+ * rather than replacing the value.
+ */
+import { createHash } from 'node:crypto';
+import type { Signals } from '../../protocol/index.js';
+import { BLOCKING_KEYS, COMPONENT_NAMES, type ComponentName } from './components.js';
+
+export type ComponentValues = Partial<Record<ComponentName, string>>;
+
+export interface Features {
+  values: ComponentValues;
+  /** Detected fonts, sorted, when the agent sent them. */
+  fonts?: string[];
+  /** Hash of every component: two visits with the same exact hash look identical. */
+  exactHash: string;
+  /** Indexed lookup keys, `<name>:<hash>`, the exact hash included as `x:<hash>`. */
+  blockingKeys: string[];
+}
+
+/** 96 bits of SHA-256, base64url: plenty against accidental collisions, short in indexes. */
+export function shortHash(text: string): string {
+  return createHash('sha256').update(text).digest('base64url').slice(0, 16);
+}
+
+/** Version numbers out: `Chrome/120.0.6099.71` and `Chrome/121.0.0.0` compare equal. */
+export function stripVersions(text: string): string {
+  return text.replace(/\d+(?:[._]\d+)*/g, '#');
+}
+
+/** GPU driver versions out of a WebGL renderer string (Windows ANGLE strings carry them). */
+export function normaliseRenderer(renderer: string): string {
+  return renderer.replace(/\b\d+(?:\.\d+){2,}\b/g, '#').replace(/\s+/g, ' ').trim();
+}
+
+const str = (value: unknown): string | undefined => {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return value.length > 512 ? shortHash(value) : value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return undefined;
+};
+
+const list = (value: unknown): string | undefined =>
+  Array.isArray(value) ? value.filter((v) => typeof v === 'string').join(',') : undefined;
+
+/** Everything the agent may send is untrusted: read defensively, never throw. */
+export function extractFeatures(signals: Signals): Features {
+  const s = (signals ?? {}) as Signals;
+  const v: ComponentValues = {};
+  const put = (name: ComponentName, value: string | undefined) => {
+    if (value !== undefined && value !== '') v[name] = value;
+  };
+  const obj = <T>(value: T | undefined): T | undefined => (value && typeof value === 'object' ? value : undefined);
+
+  if (typeof s.user_agent === 'string') {
+    put('user_agent', str(s.user_agent));
+    put('ua_family', str(stripVersions(s.user_agent)));
+  }
+  put('platform', str(s.platform));
+  put('vendor', str(s.vendor));
+  put('vendor_flavors', list(s.vendor_flavors));
+  const uaData = obj(s.ua_data);
+  if (uaData) put('ua_data', `${list(uaData.brands) ?? ''}|${str(uaData.mobile) ?? ''}|${str(uaData.platform) ?? ''}`);
+  put('languages', list(s.languages));
+  if (s.timezone !== undefined || s.timezone_offset !== undefined) {
+    put('timezone', `${str(s.timezone) ?? ''}|${str(s.timezone_offset) ?? ''}`);
+  }
+  const screen = obj(s.screen);
+  if (screen) put('screen', `${str(screen.width)}x${str(screen.height)}|${str(screen.color_depth)}|${str(screen.pixel_ratio)}`);
+  put('hardware_concurrency', str(s.hardware_concurrency));
+  put('device_memory', str(s.device_memory));
+  const touch = obj(s.touch);
+  if (touch) put('touch', `${str(touch.max_touch_points)}|${str(touch.touch_event)}|${str(touch.touch_start)}`);
+  put('color_gamut', str(s.color_gamut));
+  const media = [s.contrast, s.reduced_motion, s.reduced_transparency, s.forced_colors, s.inverted_colors, s.monochrome, s.hdr, s.color_scheme];
+  if (media.some((m) => m !== undefined)) put('media', media.map((m) => str(m) ?? '').join('|'));
+  put('math', str(s.math));
+  const storage = obj(s.storage);
+  if (storage) {
+    put('storage', [storage.session_storage, storage.local_storage, storage.indexed_db, storage.open_database, storage.cookies].map((b) => str(b) ?? '').join(''));
+  }
+  put('plugins', list(s.plugins));
+  put('pdf_viewer', str(s.pdf_viewer_enabled));
+  const canvas = obj(s.canvas);
+  if (canvas) {
+    put('canvas_winding', str(canvas.winding));
+    put('canvas_geometry', str(canvas.geometry));
+    put('canvas_text', str(canvas.text));
+  }
+  const webgl = obj(s.webgl);
+  if (webgl) {
+    put('webgl_vendor', str(webgl.vendor));
+    if (typeof webgl.renderer === 'string') put('webgl_renderer', str(normaliseRenderer(webgl.renderer)));
+    put('webgl_params', str(webgl.params));
+    put('webgl_extensions', str(webgl.extensions));
+  }
+  put('audio', str(s.audio));
+  let fonts: string[] | undefined;
+  if (Array.isArray(s.fonts)) {
+    fonts = [...new Set(s.fonts.filter((f): f is string => typeof f === 'string'))].sort();
+    put('fonts', shortHash(fonts.join(',')));
+  }
+  put('font_preferences', str(s.font_preferences));
+  put('architecture', str(s.architecture));
+  put('apple_pay', str(s.apple_pay));
+
+  const exactHash = shortHash(COMPONENT_NAMES.map((name) => `${name}=${v[name] ?? ''}`).join('\n'));
+  const blockingKeys = [`x:${exactHash}`];
+  for (const [key, names] of Object.entries(BLOCKING_KEYS)) {
+    // A key built mostly from missing components would lump unrelated visitors together.
+    const present = names.filter((name) => v[name] !== undefined).length;
+    if (present * 2 < names.length) continue;
+    blockingKeys.push(`${key}:${shortHash(names.map((name) => v[name] ?? '').join('\n'))}`);
+  }
+  return { values: v, ...(fonts ? { fonts } : {}), exactHash, blockingKeys };
+}

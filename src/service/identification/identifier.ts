@@ -1,0 +1,130 @@
+/**
+ * Identification: who is this visitor? The token first (signed by us, so it cannot be forged),
+ * then the signals (exact and fuzzy matching, matcher.ts), then a new visitor. Every visit
+ * updates the visitor's profile so drift accumulates.
+ */
+import type { Kysely } from 'kysely';
+import type { Confidence, Signals } from '../../protocol/index.js';
+import type { Database } from '../store/schema.js';
+import { randomString } from '../store/ids.js';
+import { extractFeatures } from './features.js';
+import {
+  deleteVisitorRows,
+  findCandidates,
+  insertVisitor,
+  loadVisitor,
+  recordVisit,
+  type IdentificationDb,
+  type StoredVisitor,
+} from './identity-store.js';
+import { CONFIDENCE_VERSION, decideWithoutToken, judgeTokenVisit, type MatchPath, type VisitContext } from './matcher.js';
+import { networkPrefix, normaliseAcceptLanguage } from './network.js';
+import { emptyProfile, updateProfile } from './profile.js';
+import { createVisitorTokenCodec } from './visitor-token.js';
+
+export interface IdentifyInput {
+  workspaceId: string;
+  environmentId: string;
+  signals: Signals;
+  /** The visitor token the agent sent back, unverified. */
+  token?: string;
+  ip: string;
+  acceptLanguage?: string;
+  userAgentHeader?: string;
+  /** ms, from ctx.clock(). */
+  now: number;
+}
+
+export interface IdentifyOutcome {
+  visitorId: string;
+  visitorFound: boolean;
+  confidence: Confidence;
+  firstSeenAt: number;
+  /** Previous visit (= now for a new visitor), ms. */
+  lastSeenAt: number;
+  /** Newly signed token for the agent to persist. */
+  token: string;
+  /** How the visitor was resolved (for logs and the accuracy benchmark; not part of the wire format). */
+  path: 'token' | MatchPath;
+}
+
+export interface Identifier {
+  identify(input: IdentifyInput): Promise<IdentifyOutcome>;
+}
+
+/** 20 characters [A-Za-z0-9], like the reference's visitor IDs. */
+export const newVisitorId = (): string => randomString(20);
+
+export function createIdentifier(opts: { db: Kysely<Database>; engine: 'sqlite' | 'postgres'; tokenSecret: Uint8Array }): Identifier {
+  // The Database type composes IdentificationTables; this module only touches its own tables.
+  const db = opts.db as unknown as IdentificationDb;
+  const tokens = createVisitorTokenCodec(opts.tokenSecret);
+
+  async function linkExisting(
+    input: IdentifyInput,
+    visit: VisitContext,
+    visitor: StoredVisitor,
+    withToken: boolean,
+    confidence: Confidence,
+    path: IdentifyOutcome['path'],
+  ): Promise<IdentifyOutcome> {
+    const profile = updateProfile(visitor.profile, visit.features, visit.network, visit.acceptLanguage);
+    await recordVisit(db, { workspaceId: input.workspaceId, visitor, now: input.now, profile, keys: visit.features.blockingKeys, withToken });
+    return {
+      visitorId: visitor.visitorId,
+      visitorFound: true,
+      confidence,
+      firstSeenAt: visitor.firstSeenAt,
+      lastSeenAt: visitor.lastSeenAt,
+      token: await tokens.sign(visitor.visitorId, input.workspaceId, input.now),
+      path,
+    };
+  }
+
+  return {
+    async identify(input) {
+      const features = extractFeatures(input.signals);
+      const visit: VisitContext = {
+        features,
+        network: networkPrefix(input.ip),
+        acceptLanguage: normaliseAcceptLanguage(input.acceptLanguage),
+      };
+
+      // 1. A genuine token of this workspace naming a visitor that still exists wins.
+      const claims = input.token ? await tokens.verify(input.token, input.workspaceId, input.now) : null;
+      if (claims) {
+        const visitor = await loadVisitor(db, input.workspaceId, claims.visitorId);
+        if (visitor) return linkExisting(input, visit, visitor, true, judgeTokenVisit(visit, visitor), 'token');
+      }
+
+      // 2. Signals: exact or fuzzy match among indexed candidates, unique enough.
+      const { candidates, crowding } = await findCandidates(db, input.workspaceId, features.blockingKeys);
+      const decision = decideWithoutToken(visit, candidates, crowding);
+      if (decision.kind === 'link') {
+        const visitor = candidates.find((c) => c.visitorId === decision.visitorId)!;
+        return linkExisting(input, visit, visitor, false, decision.confidence, decision.path);
+      }
+
+      // 3. A new visitor.
+      const visitorId = newVisitorId();
+      const profile = updateProfile(emptyProfile(), features, visit.network, visit.acceptLanguage);
+      await insertVisitor(db, { workspaceId: input.workspaceId, visitorId, now: input.now, profile, keys: features.blockingKeys });
+      return {
+        visitorId,
+        visitorFound: false,
+        confidence: decision.confidence,
+        firstSeenAt: input.now,
+        lastSeenAt: input.now,
+        token: await tokens.sign(visitorId, input.workspaceId, input.now),
+        path: 'new',
+      };
+    },
+  };
+}
+
+/** Forgets a visitor (Server API deletion): its token no longer resolves, its signals no longer match. */
+export async function deleteVisitorIdentity(db: Kysely<Database>, workspaceId: string, visitorId: string): Promise<boolean> {
+  return deleteVisitorRows(db as unknown as IdentificationDb, workspaceId, visitorId);
+}
+
+export { CONFIDENCE_VERSION };

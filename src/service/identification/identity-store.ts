@@ -1,0 +1,167 @@
+/**
+ * Storage of visitors and their blocking keys. Every query is served by an index: the visitor
+ * by primary key, candidates by (workspace_id, key, last_seen_at) with a LIMIT per key.
+ */
+import { type Kysely, sql } from 'kysely';
+import type { Candidate, KeyCrowding } from './matcher.js';
+import { parseProfile, type VisitorProfile } from './profile.js';
+import type { IdentificationTables } from './tables.js';
+
+export type IdentificationDb = Kysely<IdentificationTables>;
+
+/** Visitors read per blocking key: bounds the work of one identification. */
+export const CANDIDATES_PER_KEY = 8;
+/** Keys a visitor no longer produces are dropped after this long (so alternating values keep matching meanwhile). */
+export const STALE_KEY_MS = 30 * 24 * 3600 * 1000;
+
+export interface StoredVisitor extends Candidate {
+  visitCount: number;
+  /** Blocking keys written at the last visit. */
+  keys: string[];
+}
+
+interface VisitorRow {
+  visitor_id: string;
+  first_seen_at: number | string;
+  last_seen_at: number | string;
+  visit_count: number | string;
+  last_token_at: number | string | null;
+  profile: string;
+}
+
+/** The profile JSON also carries the keys of the last visit, to skip key clean-up when nothing changed. */
+type StoredProfile = VisitorProfile & { k?: string[] };
+
+function toStoredVisitor(row: VisitorRow): StoredVisitor {
+  const raw = (() => {
+    try {
+      return JSON.parse(row.profile) as { k?: unknown };
+    } catch {
+      return {};
+    }
+  })();
+  return {
+    visitorId: row.visitor_id,
+    firstSeenAt: Number(row.first_seen_at),
+    lastSeenAt: Number(row.last_seen_at),
+    visitCount: Number(row.visit_count),
+    lastTokenAt: row.last_token_at === null ? null : Number(row.last_token_at),
+    profile: parseProfile(row.profile),
+    keys: Array.isArray(raw.k) ? (raw.k as string[]) : [],
+  };
+}
+
+const VISITOR_COLUMNS = ['visitor_id', 'first_seen_at', 'last_seen_at', 'visit_count', 'last_token_at', 'profile'] as const;
+
+export async function loadVisitor(db: IdentificationDb, workspaceId: string, visitorId: string): Promise<StoredVisitor | null> {
+  const row = await db
+    .selectFrom('visitors')
+    .select(VISITOR_COLUMNS)
+    .where('visitor_id', '=', visitorId)
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirst();
+  return row ? toStoredVisitor(row) : null;
+}
+
+/**
+ * The most recently seen visitors of each blocking key (at most CANDIDATES_PER_KEY each), and
+ * how many visitors each key kind returned. Two queries: keys (one UNION ALL), then profiles.
+ */
+export async function findCandidates(
+  db: IdentificationDb,
+  workspaceId: string,
+  keys: readonly string[],
+): Promise<{ candidates: StoredVisitor[]; crowding: KeyCrowding }> {
+  if (keys.length === 0) return { candidates: [], crowding: {} };
+  const parts = keys.map(
+    (key, i) =>
+      sql`SELECT * FROM (SELECT "key", "visitor_id" FROM "visitor_keys" WHERE "workspace_id" = ${workspaceId} AND "key" = ${key} ORDER BY "last_seen_at" DESC LIMIT ${CANDIDATES_PER_KEY}) AS ${sql.raw(`k${i}`)}`,
+  );
+  const { rows } = await sql<{ key: string; visitor_id: string }>`${sql.join(parts, sql` UNION ALL `)}`.execute(db);
+  const crowding: KeyCrowding = {};
+  const ids = new Set<string>();
+  for (const row of rows) {
+    const kind = row.key.slice(0, row.key.indexOf(':'));
+    crowding[kind] = (crowding[kind] ?? 0) + 1;
+    ids.add(row.visitor_id);
+  }
+  if (ids.size === 0) return { candidates: [], crowding };
+  const visitors = await db
+    .selectFrom('visitors')
+    .select(VISITOR_COLUMNS)
+    .where('visitor_id', 'in', [...ids])
+    .where('workspace_id', '=', workspaceId)
+    .execute();
+  return { candidates: visitors.map(toStoredVisitor), crowding };
+}
+
+export async function insertVisitor(
+  db: IdentificationDb,
+  v: { workspaceId: string; visitorId: string; now: number; profile: VisitorProfile; keys: string[] },
+): Promise<void> {
+  const stored: StoredProfile = { ...v.profile, k: v.keys };
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('visitors')
+      .values({
+        visitor_id: v.visitorId,
+        workspace_id: v.workspaceId,
+        first_seen_at: v.now,
+        last_seen_at: v.now,
+        visit_count: 1,
+        last_token_at: null,
+        profile: JSON.stringify(stored),
+      })
+      .execute();
+    await upsertKeys(trx, v.workspaceId, v.visitorId, v.keys, v.now);
+  });
+}
+
+export async function recordVisit(
+  db: IdentificationDb,
+  v: { workspaceId: string; visitor: StoredVisitor; now: number; profile: VisitorProfile; keys: string[]; withToken: boolean },
+): Promise<void> {
+  const stored: StoredProfile = { ...v.profile, k: v.keys };
+  const keysChanged = v.keys.length !== v.visitor.keys.length || v.keys.some((k, i) => k !== v.visitor.keys[i]);
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('visitors')
+      .set({
+        // A visit arriving out of order never moves last_seen_at back.
+        last_seen_at: Math.max(v.now, v.visitor.lastSeenAt),
+        visit_count: sql<number>`visit_count + 1`,
+        profile: JSON.stringify(stored),
+        ...(v.withToken ? { last_token_at: v.now } : {}),
+      })
+      .where('visitor_id', '=', v.visitor.visitorId)
+      .where('workspace_id', '=', v.workspaceId)
+      .execute();
+    await upsertKeys(trx, v.workspaceId, v.visitor.visitorId, v.keys, v.now);
+    if (keysChanged) {
+      await trx
+        .deleteFrom('visitor_keys')
+        .where('visitor_id', '=', v.visitor.visitorId)
+        .where('workspace_id', '=', v.workspaceId)
+        .where('last_seen_at', '<', v.now - STALE_KEY_MS)
+        .execute();
+    }
+  });
+}
+
+async function upsertKeys(db: IdentificationDb, workspaceId: string, visitorId: string, keys: string[], now: number) {
+  if (keys.length === 0) return;
+  await db
+    .insertInto('visitor_keys')
+    .values(keys.map((key) => ({ workspace_id: workspaceId, key, visitor_id: visitorId, last_seen_at: now })))
+    .onConflict((oc) => oc.columns(['workspace_id', 'key', 'visitor_id']).doUpdateSet({ last_seen_at: now }))
+    .execute();
+}
+
+/** Forgets a visitor: its row and its keys. True when it existed. */
+export async function deleteVisitorRows(db: IdentificationDb, workspaceId: string, visitorId: string): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('visitor_keys').where('visitor_id', '=', visitorId).where('workspace_id', '=', workspaceId).execute();
+    const result = await trx.deleteFrom('visitors').where('visitor_id', '=', visitorId).where('workspace_id', '=', workspaceId).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  });
+}

@@ -1,0 +1,204 @@
+/**
+ * The matcher (pure: no database, no clock, no I/O). Given the features of a visit and the
+ * candidate visitors retrieved for it, decide who the visitor is and how sure we are.
+ *
+ * Scoring is a log2 likelihood ratio: each component that agrees with one of the candidate's
+ * recent values adds how discriminating it is, each disagreement subtracts how unlikely that
+ * change is on one browser; changes one browser cannot make (another architecture, platform
+ * or browser family) veto the candidate outright.
+ *
+ * Signals alone cannot tell identical devices apart (the same phone model, one corporate
+ * image), so a match must also be unique enough: when several visitors look the same, or the
+ * fingerprint is shared by other visitors in the data, weak server-side evidence (the same
+ * network, the same Accept-Language) has to point to one of them; otherwise the visit becomes
+ * a new visitor. The confidence says how likely the answer is to be wrong, by evidence path.
+ */
+import type { Confidence } from '../../protocol/index.js';
+import { COMPONENTS, COMPONENT_NAMES } from './components.js';
+import type { Features } from './features.js';
+import type { VisitorProfile } from './profile.js';
+
+export const CONFIDENCE_VERSION = '1.0';
+
+export interface Candidate {
+  visitorId: string;
+  firstSeenAt: number;
+  lastSeenAt: number;
+  /** Last visit that brought this visitor's own valid token; null if none did since creation. */
+  lastTokenAt: number | null;
+  profile: VisitorProfile;
+}
+
+export interface VisitContext {
+  features: Features;
+  /** networkPrefix() of the client IP. */
+  network: string | null;
+  /** normaliseAcceptLanguage() of the header. */
+  acceptLanguage: string | null;
+}
+
+/**
+ * How many other visitors share this visit's blocking keys, as seen by the bounded retrieval
+ * (a lower bound, capped at the retrieval limit). A key shared by many is a common fingerprint.
+ */
+export type KeyCrowding = Record<string, number>;
+
+export interface CandidateScore {
+  candidate: Candidate;
+  /** log2 likelihood ratio, same browser vs another browser. */
+  score: number;
+  /** A change one browser cannot make. */
+  vetoed: boolean;
+  /** Components that disagree (names), for comments and tests. */
+  contradictions: string[];
+  /** Current network seen recently on this visitor. */
+  sameNetwork: boolean;
+  sameLanguage: boolean;
+}
+
+/** Tunables, in log2 units unless said otherwise. */
+export const MATCH = {
+  /** Below this a candidate is not a match at all. */
+  minScore: 20,
+  /** Without weak evidence a unique match needs this much. */
+  strongScore: 34,
+  /** Candidates within this of the best are indistinguishable look-alikes. */
+  tieMargin: 6,
+  /** Font sets at least this similar (Jaccard) count as the same set that gained or lost a font. */
+  fontSimilarity: 0.8,
+};
+
+/** Jaccard similarity of two sorted, de-duplicated lists. */
+export function jaccard(a: readonly string[], b: readonly string[]): number {
+  if (a.length === 0 && b.length === 0) return 1;
+  const setB = new Set(b);
+  let common = 0;
+  for (const x of a) if (setB.has(x)) common++;
+  return common / (a.length + b.length - common);
+}
+
+export function scoreCandidate(visit: VisitContext, candidate: Candidate): CandidateScore {
+  const { values, fonts } = visit.features;
+  const profile = candidate.profile;
+  let score = 0;
+  let vetoed = false;
+  const contradictions: string[] = [];
+  for (const name of COMPONENT_NAMES) {
+    const value = values[name];
+    const history = profile.c[name];
+    if (value === undefined || !history || history.length === 0) continue;
+    const spec: { match: number; mismatch: number; veto?: boolean } = COMPONENTS[name];
+    if (history.includes(value)) {
+      score += spec.match;
+      continue;
+    }
+    if (name === 'fonts' && fonts && profile.fonts.length > 0) {
+      // A font installed or removed: a near-identical set still says almost as much.
+      const similarity = Math.max(...profile.fonts.map((set) => jaccard(fonts, set)));
+      if (similarity >= MATCH.fontSimilarity) {
+        score += spec.match * similarity - 1;
+        continue;
+      }
+    }
+    score -= spec.mismatch;
+    contradictions.push(name);
+    if (spec.veto) vetoed = true;
+  }
+  return {
+    candidate,
+    score,
+    vetoed,
+    contradictions,
+    sameNetwork: visit.network !== null && profile.nets.includes(visit.network),
+    sameLanguage: visit.acceptLanguage !== null && profile.langs.includes(visit.acceptLanguage),
+  };
+}
+
+export type MatchPath = 'exact' | 'fuzzy' | 'cluster' | 'new';
+
+export type Decision =
+  | { kind: 'link'; visitorId: string; path: Exclude<MatchPath, 'new'>; confidence: Confidence }
+  | { kind: 'new'; path: 'new'; confidence: Confidence };
+
+const confidence = (score: number, comment?: string): Confidence => ({
+  score: Math.round(score * 1000) / 1000,
+  version: CONFIDENCE_VERSION,
+  ...(comment ? { comment } : {}),
+});
+
+/**
+ * Two look-alike visitors are proven to be different browsers when the older one still came
+ * back with its own token after the younger one was created. Otherwise the younger one may
+ * just be the older one after its storage was cleared (a split we can heal).
+ */
+function provenDistinct(a: Candidate, b: Candidate): boolean {
+  const [older, younger] = a.firstSeenAt <= b.firstSeenAt ? [a, b] : [b, a];
+  return older.lastTokenAt !== null && older.lastTokenAt > younger.firstSeenAt;
+}
+
+/** Decide a visit that brought no valid token. */
+export function decideWithoutToken(visit: VisitContext, candidates: readonly Candidate[], crowding: KeyCrowding): Decision {
+  const scored = candidates
+    .map((c) => scoreCandidate(visit, c))
+    .filter((s) => !s.vetoed && s.score >= MATCH.minScore)
+    .sort((a, b) => b.score - a.score || a.candidate.firstSeenAt - b.candidate.firstSeenAt);
+  const best = scored[0];
+  if (!best) return { kind: 'new', path: 'new', confidence: confidence(0.95) };
+
+  const tied = scored.filter((s) => s.score >= best.score - MATCH.tieMargin);
+  const exact = best.candidate.profile.c && isExact(visit.features, best.candidate.profile);
+
+  if (tied.length === 1) {
+    const runnerUp = scored[1]?.score ?? 0;
+    const margin = best.score - runnerUp;
+    const crowded = (crowding.f ?? 0) > 1 || (crowding.l ?? 0) > 1 || (crowding.x ?? 0) > 1;
+    if (best.sameNetwork) {
+      return link(best, exact ? 'exact' : 'fuzzy', margin >= 2 * MATCH.tieMargin ? 0.98 : 0.9);
+    }
+    if (best.score >= MATCH.strongScore && !crowded) {
+      return link(best, exact ? 'exact' : 'fuzzy', best.sameLanguage ? 0.9 : 0.8, 'matched on signals only, from a new network');
+    }
+    return { kind: 'new', path: 'new', confidence: confidence(0.7, 'a look-alike visitor exists; not linked without network evidence') };
+  }
+
+  // Several visitors look the same. Look-alikes never proven to be distinct browsers are
+  // likely one browser split by cleared storage: answer with the oldest of them.
+  const onNetwork = tied.filter((s) => s.sameNetwork);
+  const pool = onNetwork.length > 0 ? onNetwork : tied;
+  const anyDistinct = pool.some((a) => pool.some((b) => a !== b && provenDistinct(a.candidate, b.candidate)));
+  if (!anyDistinct && onNetwork.length > 0) {
+    const oldest = [...pool].sort((a, b) => a.candidate.firstSeenAt - b.candidate.firstSeenAt)[0]!;
+    return link(oldest, 'cluster', 0.75, 'several look-alike visitors; linked by network');
+  }
+  if (onNetwork.length === 1) return link(onNetwork[0]!, 'cluster', 0.7, 'identical-looking devices; linked by network');
+  return {
+    kind: 'new',
+    path: 'new',
+    confidence: confidence(0.6, 'identical-looking devices; no evidence picks one of them'),
+  };
+}
+
+function link(s: CandidateScore, path: Exclude<MatchPath, 'new'>, score: number, comment?: string): Decision {
+  return { kind: 'link', visitorId: s.candidate.visitorId, path, confidence: confidence(score, comment) };
+}
+
+/** Every component of the visit equals the candidate's latest value. */
+function isExact(features: Features, profile: VisitorProfile): boolean {
+  return COMPONENT_NAMES.every((name) => {
+    const value = features.values[name];
+    return value === undefined || profile.c[name]?.[0] === value;
+  });
+}
+
+/**
+ * A visit with a valid token: the token names the visitor. Signals that contradict the
+ * visitor hard (another platform, architecture or browser family: the token was copied to
+ * another machine, or a user-agent switcher is at work) do not override it, since signals can
+ * be spoofed and a token cannot; the confidence drops and the comment says why.
+ */
+export function judgeTokenVisit(visit: VisitContext, candidate: Candidate): Confidence {
+  const s = scoreCandidate(visit, candidate);
+  if (s.vetoed) return confidence(0.5, `token presented by a different-looking device (${s.contradictions.join(', ')})`);
+  if (s.score < 0) return confidence(0.9, 'token valid, signals changed a lot');
+  return confidence(0.995);
+}

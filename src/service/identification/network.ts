@@ -1,0 +1,33 @@
+/**
+ * Weak server-side evidence (pure): the client's network, coarsened so that a home router's
+ * changing address or a /64 privacy address still compares equal, and its Accept-Language.
+ */
+import { isIPv4, isIPv6 } from 'node:net';
+
+/** `v4:a.b.c` (the /24) or `v6:xxxx:xxxx:xxxx:xxxx` (the /64); null when not an IP. */
+export function networkPrefix(ip: string | undefined): string | null {
+  if (!ip) return null;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  const address = mapped ? mapped[1]! : ip;
+  if (isIPv4(address)) return `v4:${address.split('.').slice(0, 3).join('.')}`;
+  if (isIPv6(address)) {
+    const [head = '', tail = ''] = address.toLowerCase().split('%')[0]!.split('::');
+    const headParts = head ? head.split(':') : [];
+    const tailParts = tail ? tail.split(':') : [];
+    const missing = 8 - headParts.length - tailParts.length;
+    const parts = address.includes('::') ? [...headParts, ...Array(Math.max(0, missing)).fill('0'), ...tailParts] : headParts;
+    return `v6:${parts.slice(0, 4).map((p) => p.replace(/^0+(?=.)/, '')).join(':')}`;
+  }
+  return null;
+}
+
+/** `en-US,en;q=0.9` -> `en-us,en`: the ordered language list without weights. */
+export function normaliseAcceptLanguage(header: string | undefined): string | null {
+  if (!header) return null;
+  const langs = header
+    .split(',')
+    .map((part) => part.split(';')[0]!.trim().toLowerCase())
+    .filter((lang) => lang.length > 0 && lang.length <= 35)
+    .slice(0, 10);
+  return langs.length ? langs.join(',') : null;
+}

@@ -1,0 +1,71 @@
+/**
+ * A visitor's profile (pure): the recent values of every component, newest first, so that
+ * drift accumulates (an upgraded browser matches its new user agent from then on) and a
+ * browser alternating between two monitors or two networks keeps matching both.
+ */
+import { COMPONENTS, COMPONENT_NAMES, type ComponentName } from './components.js';
+import type { Features } from './features.js';
+
+export interface VisitorProfile {
+  v: 1;
+  /** Recent values per component, newest first. */
+  c: Partial<Record<ComponentName, string[]>>;
+  /** Recent font sets, newest first. */
+  fonts: string[][];
+  /** Recent network prefixes (network.ts), newest first. */
+  nets: string[];
+  /** Recent normalised Accept-Language values, newest first. */
+  langs: string[];
+}
+
+const HISTORY = { hard: 2, stable: 3, drift: 4 } as const;
+const MAX_FONT_SETS = 2;
+const MAX_NETS = 8;
+const MAX_LANGS = 3;
+
+const pushRecent = <T>(history: readonly T[], value: T, max: number, same: (a: T, b: T) => boolean = Object.is): T[] =>
+  [value, ...history.filter((h) => !same(h, value))].slice(0, max);
+
+const sameList = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+export function emptyProfile(): VisitorProfile {
+  return { v: 1, c: {}, fonts: [], nets: [], langs: [] };
+}
+
+/** The profile after one more visit. */
+export function updateProfile(
+  profile: VisitorProfile,
+  features: Features,
+  network: string | null,
+  acceptLanguage: string | null,
+): VisitorProfile {
+  const c: VisitorProfile['c'] = { ...profile.c };
+  for (const name of COMPONENT_NAMES) {
+    const value = features.values[name];
+    if (value !== undefined) c[name] = pushRecent(c[name] ?? [], value, HISTORY[COMPONENTS[name].kind]);
+  }
+  return {
+    v: 1,
+    c,
+    fonts: features.fonts ? pushRecent(profile.fonts, features.fonts, MAX_FONT_SETS, sameList) : profile.fonts,
+    nets: network ? pushRecent(profile.nets, network, MAX_NETS) : profile.nets,
+    langs: acceptLanguage ? pushRecent(profile.langs, acceptLanguage, MAX_LANGS) : profile.langs,
+  };
+}
+
+/** Reads a stored profile; anything unreadable counts as empty rather than failing a visit. */
+export function parseProfile(json: string): VisitorProfile {
+  try {
+    const p = JSON.parse(json) as Partial<VisitorProfile>;
+    if (!p || p.v !== 1 || typeof p.c !== 'object' || p.c === null) return emptyProfile();
+    return {
+      v: 1,
+      c: p.c,
+      fonts: Array.isArray(p.fonts) ? p.fonts : [],
+      nets: Array.isArray(p.nets) ? p.nets : [],
+      langs: Array.isArray(p.langs) ? p.langs : [],
+    };
+  } catch {
+    return emptyProfile();
+  }
+}

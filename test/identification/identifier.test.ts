@@ -1,0 +1,136 @@
+/**
+ * createIdentifier against real databases (a fresh SQLite file and a fresh PostgreSQL
+ * database per engine): tokens, exact and fuzzy matching, new visitors, deletion.
+ */
+import { randomBytes } from 'node:crypto';
+import { SignJWT } from 'jose';
+import type { Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createIdentifier, deleteVisitorIdentity, type IdentifyInput, type Identifier } from '../../src/service/identification/identifier.js';
+import { migrateToLatest, openDatabase } from '../../src/service/store/database.js';
+import type { Database } from '../../src/service/store/schema.js';
+import { createTestDatabase, ENGINES, type TestDatabase } from '../helpers/test-service.js';
+import { iphone, macSafari, upgradeChrome, windowsChrome } from './fixtures.js';
+
+const DAY = 24 * 3600 * 1000;
+
+describe.each(ENGINES)('createIdentifier on %s', (engine) => {
+  let testDb: TestDatabase;
+  let db: Kysely<Database>;
+  let identifier: Identifier;
+  const secret = randomBytes(32);
+  const workspaceId = `ws_${randomBytes(6).toString('hex')}`;
+  let now = Date.UTC(2026, 0, 1);
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase(engine);
+    const opened = openDatabase({ dataDir: testDb.config.dataDir ?? '', ...(testDb.config.databaseUrl ? { databaseUrl: testDb.config.databaseUrl } : {}) });
+    db = opened.db;
+    await migrateToLatest(db);
+    identifier = createIdentifier({ db, engine, tokenSecret: secret });
+  });
+  afterAll(async () => {
+    await db?.destroy();
+    await testDb?.drop();
+  });
+
+  const visit = (over: Partial<IdentifyInput>): IdentifyInput => {
+    now += 3600 * 1000;
+    return { workspaceId, environmentId: 'ae_test', signals: windowsChrome(), ip: '203.0.113.7', acceptLanguage: 'en-US,en;q=0.9', now, ...over };
+  };
+
+  it('creates a new visitor with a 20-character ID and a token', async () => {
+    const input = visit({ signals: macSafari(), ip: '198.51.100.20' });
+    const out = await identifier.identify(input);
+    expect(out.visitorId).toMatch(/^[A-Za-z0-9]{20}$/);
+    expect(out.visitorFound).toBe(false);
+    expect(out.firstSeenAt).toBe(input.now);
+    expect(out.lastSeenAt).toBe(input.now);
+    expect(out.token.split('.')).toHaveLength(3);
+    expect(out.confidence.version).toBe('1.0');
+  });
+
+  it('resolves the token: same visitor, first/last seen from the stored visits', async () => {
+    const first = await identifier.identify(visit({}));
+    const second = await identifier.identify(visit({ token: first.token, ip: '192.0.2.99' }));
+    expect(second.visitorId).toBe(first.visitorId);
+    expect(second.visitorFound).toBe(true);
+    expect(second.path).toBe('token');
+    expect(second.firstSeenAt).toBe(first.firstSeenAt);
+    expect(second.lastSeenAt).toBe(first.firstSeenAt);
+    const third = await identifier.identify(visit({ token: second.token }));
+    expect(third.lastSeenAt).toBe(now - 3600 * 1000);
+    expect(third.confidence.score).toBeGreaterThan(0.95);
+  });
+
+  it('matches by signals without a token, and through a browser upgrade on the same network', async () => {
+    const first = await identifier.identify(visit({ signals: iphone(), ip: '100.64.10.4', acceptLanguage: 'en-GB' }));
+    const again = await identifier.identify(visit({ signals: iphone(), ip: '100.64.10.77', acceptLanguage: 'en-GB' }));
+    expect(again.visitorId).toBe(first.visitorId);
+    expect(again.visitorFound).toBe(true);
+
+    const chrome = windowsChrome();
+    chrome.fonts = [...chrome.fonts!, 'Zeta Sans'].sort();
+    const desk = await identifier.identify(visit({ signals: chrome, ip: '203.0.113.50' }));
+    const upgraded = await identifier.identify(visit({ signals: upgradeChrome(chrome), ip: '203.0.113.51' }));
+    expect(upgraded.visitorId).toBe(desk.visitorId);
+    expect(upgraded.path).toBe('fuzzy');
+  });
+
+  it('never resolves a forged, foreign or tampered token', async () => {
+    const victim = await identifier.identify(visit({ signals: { ...macSafari(), fonts: ['Only Victim Font'] }, ip: '198.51.100.1' }));
+    const attacker = { ...windowsChrome(), fonts: ['Attacker Font'] };
+
+    const forged = await new SignJWT({ wid: workspaceId }).setProtectedHeader({ alg: 'HS256' }).setSubject(victim.visitorId).setIssuedAt().sign(randomBytes(32));
+    const foreign = (await createIdentifier({ db, engine, tokenSecret: secret }).identify(visit({ workspaceId: 'ws_other', signals: attacker }))).token;
+    const [h, , sig] = victim.token.split('.');
+    const tamperedPayload = Buffer.from(JSON.stringify({ wid: workspaceId, sub: victim.visitorId, iat: 1 })).toString('base64url');
+    for (const token of [forged, foreign, `${h}.${tamperedPayload}.${sig}`, 'garbage', 'a.b.c']) {
+      const out = await identifier.identify(visit({ token, signals: attacker, ip: '192.0.2.200' }));
+      expect(out.visitorId).not.toBe(victim.visitorId);
+      expect(out.path).not.toBe('token');
+    }
+  });
+
+  it('forgets a deleted visitor: its token and its signals no longer resolve to it', async () => {
+    const signals = { ...windowsChrome(), fonts: ['Deleted Visitor Font'] };
+    const first = await identifier.identify(visit({ signals, ip: '192.0.2.10' }));
+    expect(await deleteVisitorIdentity(db, workspaceId, first.visitorId)).toBe(true);
+    expect(await deleteVisitorIdentity(db, workspaceId, first.visitorId)).toBe(false);
+    const back = await identifier.identify(visit({ signals, token: first.token, ip: '192.0.2.10' }));
+    expect(back.visitorId).not.toBe(first.visitorId);
+    expect(back.visitorFound).toBe(false);
+    const rows = await db.selectFrom('visitor_keys').select('key').where('visitor_id', '=', first.visitorId).execute();
+    expect(rows).toHaveLength(0);
+  });
+
+  it('keeps workspaces apart: the same browser in another workspace is another visitor', async () => {
+    const signals = { ...macSafari(), fonts: ['Workspace Font'] };
+    const a = await identifier.identify(visit({ signals }));
+    const b = await identifier.identify(visit({ signals, workspaceId: `${workspaceId}_b` }));
+    expect(b.visitorId).not.toBe(a.visitorId);
+    expect(b.visitorFound).toBe(false);
+    const aAgain = await identifier.identify(visit({ signals }));
+    expect(aAgain.visitorId).toBe(a.visitorId);
+  });
+
+  it('a valid token wins over signals of another device, with a lowered confidence and a comment', async () => {
+    const owner = await identifier.identify(visit({ signals: { ...windowsChrome(), fonts: ['Owner Font'] } }));
+    const copied = await identifier.identify(visit({ signals: macSafari(), token: owner.token, ip: '198.51.100.77' }));
+    expect(copied.visitorId).toBe(owner.visitorId);
+    expect(copied.confidence.score).toBeLessThanOrEqual(0.5);
+    expect(copied.confidence.comment).toMatch(/different-looking device/);
+  });
+
+  it('stays correct over months of visits', async () => {
+    const signals = { ...macSafari(), fonts: ['Long Term Font'] };
+    const first = await identifier.identify(visit({ signals }));
+    let token = first.token;
+    for (let i = 0; i < 5; i++) {
+      now += 20 * DAY;
+      const out = await identifier.identify(visit({ signals, token }));
+      expect(out.visitorId).toBe(first.visitorId);
+      token = out.token;
+    }
+  });
+});
