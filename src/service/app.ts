@@ -1,6 +1,7 @@
 /** The HTTP application: Fastify with every route of the service registered. */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { ServiceContext } from './context.js';
+import { serverApiRoutes } from './server-api/index.js';
 
 export async function buildApp(ctx: ServiceContext): Promise<FastifyInstance> {
   const app = Fastify({
@@ -12,5 +13,6 @@ export async function buildApp(ctx: ServiceContext): Promise<FastifyInstance> {
   app.setNotFoundHandler((request, reply) => {
     void reply.code(404).send({ error: { code: 'not_found', message: `no route for ${request.method} ${request.url.split('?')[0]}` } });
   });
+  await app.register(serverApiRoutes, { ctx });
   return app;
 }

@@ -8,6 +8,7 @@ import { buildApp } from './app.js';
 import { type Bootstrap, ensureBootstrap } from './bootstrap.js';
 import { resolveConfig, type ServiceConfig } from './config.js';
 import type { ServiceContext } from './context.js';
+import { startBackgroundJobs, type BackgroundJobs } from './jobs/index.js';
 import { createLogger } from './logger.js';
 import { createRateLimiter } from './rate-limiter.js';
 import { migrateToLatest, openDatabase } from './store/database.js';
@@ -23,6 +24,8 @@ export interface Service {
   bootstrap: Bootstrap;
   /** True when this start created the bootstrap records (a fresh database). */
   firstStart: boolean;
+  /** Visitor deletions and retention; tests call `jobs.runOnce()` with an injected clock. */
+  jobs: BackgroundJobs;
   /** Resolves to the base URL, e.g. http://127.0.0.1:43123. */
   listen(): Promise<string>;
   /** Graceful: finishes in-flight requests, stops jobs, closes the database and Redis. */
@@ -52,12 +55,14 @@ export async function createService(config: ServiceConfig = {}): Promise<Service
       redis,
     };
     const app = await buildApp(ctx);
+    const jobs = startBackgroundJobs(ctx);
     let closed = false;
     return {
       app,
       ctx,
       bootstrap,
       firstStart: created,
+      jobs,
       async listen() {
         await app.listen({ port: resolved.port, host: resolved.host });
         const address = app.server.address();
@@ -69,6 +74,7 @@ export async function createService(config: ServiceConfig = {}): Promise<Service
         if (closed) return;
         closed = true;
         await app.close();
+        await jobs.stop();
         await db.destroy();
         if (redis) await redis.quit().catch(() => redis?.disconnect());
       },

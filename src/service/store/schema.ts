@@ -4,6 +4,7 @@
  * integers 0/1, times are bigint milliseconds (read back as JS numbers), JSON is text.
  */
 import type { IdentificationTables } from '../identification/tables.js';
+import type { ServerApiTables } from '../server-api/tables.js';
 
 export interface WorkspacesTable {
   id: string;
@@ -92,4 +93,4 @@ export interface CoreTables {
   events: EventsTable;
 }
 
-export type Database = CoreTables & IdentificationTables;
+export type Database = CoreTables & IdentificationTables & ServerApiTables;

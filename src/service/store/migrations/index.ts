@@ -5,10 +5,12 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as core from './001-core.js';
 import * as identification from './002-identification.js';
+import * as serverApi from './003-server-api.js';
 
 export const migrations: Record<string, Migration> = {
   '001-core': core,
   '002-identification': identification,
+  '003-server-api': serverApi,
 };
 
 export const migrationProvider: MigrationProvider = {

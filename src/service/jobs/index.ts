@@ -1,0 +1,63 @@
+/**
+ * The service's background work, on one timer: executing scheduled visitor deletions and the
+ * retention purge. Tests drive it with `runOnce()` and an injected clock instead of waiting.
+ */
+import type { ServiceContext } from '../context.js';
+import { executeScheduledDeletions, pruneDeletionRecords } from '../server-api/visitor-deletion.js';
+import { purgeExpiredEvents } from './retention.js';
+
+export interface BackgroundJobs {
+  /** One full pass; concurrent calls share the pass already running. */
+  runOnce(): Promise<void>;
+  /** Stops the timer and waits for a running pass to finish. */
+  stop(): Promise<void>;
+}
+
+/** Deletions run "shortly after" the request: within this interval. */
+export const JOBS_INTERVAL_MS = 10_000;
+
+export function startBackgroundJobs(
+  ctx: Pick<ServiceContext, 'db' | 'clock' | 'config' | 'logger'>,
+  opts: { intervalMs?: number; timer?: boolean } = {},
+): BackgroundJobs {
+  let running: Promise<void> | undefined;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+
+  const pass = async (): Promise<void> => {
+    const now = ctx.clock();
+    const deletions = await executeScheduledDeletions(ctx.db, now);
+    await pruneDeletionRecords(ctx.db, now);
+    const purged = await purgeExpiredEvents(ctx.db, now, ctx.config.retentionDays);
+    if (deletions > 0 || purged > 0) {
+      ctx.logger.info({ deletions, purged }, 'background jobs: visitors deleted, expired events purged');
+    }
+  };
+
+  const runOnce = (): Promise<void> => {
+    running ??= pass().finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+
+  const schedule = () => {
+    if (stopped || opts.timer === false) return;
+    timer = setTimeout(() => {
+      runOnce()
+        .catch((err: unknown) => ctx.logger.error({ err }, 'background jobs failed; retrying on the next tick'))
+        .finally(schedule);
+    }, opts.intervalMs ?? JOBS_INTERVAL_MS);
+    timer.unref();
+  };
+  schedule();
+
+  return {
+    runOnce,
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running?.catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * Legacy Server API v3 routes. Payloads are derived from the stored v4 events by the pure
+ * mapping of `src/events/v4-to-v3.ts`.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { V4Event } from '../../events/v4-event.js';
+import { toV3Event } from '../../events/v4-to-v3.js';
+import { MAX_REQUEST_BYTES } from '../../protocol/index.js';
+import type { LegacySearchEventsResponse } from '../../server/server-api-types.js';
+import type { ServiceContext } from '../context.js';
+import { authenticate } from './auth.js';
+import { ApiError, ERRORS } from './errors.js';
+import { getEventPayload } from './event-payload.js';
+import { searchEvents } from './event-search.js';
+import { parseEventUpdate, updateEvent } from './event-update.js';
+import { parseId, parseIntParam, parseStringParam, single, type RawQuery } from './params.js';
+import { parseEventSearch } from './search-filter.js';
+import { scheduleVisitorDeletion } from './visitor-deletion.js';
+import { VISITS_SCAN_LIMIT, visitorHistory } from './visitor-history.js';
+
+type IdParams = { request_id?: string; visitor_id?: string };
+
+export function registerV3Routes(app: FastifyInstance, ctx: ServiceContext): void {
+  const config = { dialect: 'v3' as const };
+
+  // The visitor lookup answers errors with a plain `{"error": "<text>"}`.
+  app.get<{ Params: IdParams }>('/visitors/:visitor_id', { config: { dialect: 'v3-plain' as const } }, async (request) => {
+    const caller = await authenticate(ctx, request, 'v3');
+    const visitorId = parseId(request.params.visitor_id, 'visitor_id');
+    const query = request.query as RawQuery;
+    const paginationKey = single(query, 'paginationKey');
+    return visitorHistory(ctx.db, caller.workspaceId, {
+      visitorId,
+      limit: parseIntParam(query, 'limit', { min: 0, max: VISITS_SCAN_LIMIT.max }),
+      paginationKey: paginationKey === undefined ? undefined : parseId(paginationKey, 'paginationKey'),
+      before: parseIntParam(query, 'before', { min: 0, max: Number.MAX_SAFE_INTEGER }),
+      requestId: parseStringParam(query, 'request_id', 64),
+      linkedId: parseStringParam(query, 'linked_id', 256),
+    });
+  });
+
+  app.get('/events/search', { config }, async (request): Promise<LegacySearchEventsResponse> => {
+    const caller = await authenticate(ctx, request, 'v3');
+    const search = parseEventSearch(request.query as RawQuery, ctx.clock(), ['pagination_key', 'paginationKey']);
+    delete search.totalHits; // not part of v3
+    const page = await searchEvents(ctx.db, caller.workspaceId, search);
+    const response: LegacySearchEventsResponse = {
+      events: page.payloads.map((p) => toV3Event(JSON.parse(p) as V4Event)),
+    };
+    if (page.paginationKey !== undefined) response.paginationKey = page.paginationKey;
+    return response;
+  });
+
+  app.get<{ Params: IdParams }>('/events/:request_id', { config }, async (request) => {
+    const caller = await authenticate(ctx, request, 'v3');
+    const requestId = parseId(request.params.request_id, 'request_id');
+    const payload = await getEventPayload(ctx.db, caller.workspaceId, requestId);
+    if (payload === undefined) throw new ApiError(ERRORS.eventNotFound);
+    return toV3Event(JSON.parse(payload) as V4Event);
+  });
+
+  app.put<{ Params: IdParams }>('/events/:request_id', { config, bodyLimit: MAX_REQUEST_BYTES }, async (request, reply) => {
+    const caller = await authenticate(ctx, request, 'v3');
+    const eventId = parseId(request.params.request_id, 'request_id');
+    const update = parseEventUpdate(request.body, 'v3');
+    await updateEvent(ctx.db, { workspaceId: caller.workspaceId, eventId, update, now: ctx.clock() });
+    return reply.code(200).send();
+  });
+
+  app.delete<{ Params: IdParams }>('/visitors/:visitor_id', { config }, async (request, reply) => {
+    const caller = await authenticate(ctx, request, 'v3');
+    const visitorId = parseId(request.params.visitor_id, 'visitor_id');
+    await scheduleVisitorDeletion(ctx.db, { workspaceId: caller.workspaceId, visitorId, now: ctx.clock() });
+    return reply.code(200).send();
+  });
+}

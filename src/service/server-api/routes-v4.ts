@@ -1,0 +1,56 @@
+/** Server API v4 routes: search, get, update (PATCH) events; delete a visitor. */
+import type { FastifyInstance } from 'fastify';
+import type { ServiceContext } from '../context.js';
+import { MAX_REQUEST_BYTES } from '../../protocol/index.js';
+import { authenticate } from './auth.js';
+import { ApiError, ERRORS } from './errors.js';
+import { parseEventUpdate, updateEvent } from './event-update.js';
+import { getEventPayload } from './event-payload.js';
+import { searchEvents } from './event-search.js';
+import { parseId, type RawQuery } from './params.js';
+import { parseEventSearch } from './search-filter.js';
+import { scheduleVisitorDeletion } from './visitor-deletion.js';
+
+type IdParams = { event_id?: string; visitor_id?: string };
+
+export function registerV4Routes(app: FastifyInstance, ctx: ServiceContext): void {
+  const config = { dialect: 'v4' as const };
+
+  app.get('/v4/events', { config }, async (request, reply) => {
+    const caller = await authenticate(ctx, request, 'v4');
+    const search = parseEventSearch(request.query as RawQuery, ctx.clock());
+    const page = await searchEvents(ctx.db, caller.workspaceId, search);
+    // Payloads are stored as the event JSON: spliced in as they are, never re-serialised.
+    let body = `{"events":[${page.payloads.join(',')}]`;
+    if (page.paginationKey !== undefined) body += `,"pagination_key":${JSON.stringify(page.paginationKey)}`;
+    if (page.totalHits !== undefined) body += `,"total_hits":${page.totalHits}`;
+    return reply.type('application/json; charset=utf-8').send(`${body}}`);
+  });
+
+  app.get<{ Params: IdParams }>('/v4/events/:event_id', { config }, async (request, reply) => {
+    const caller = await authenticate(ctx, request, 'v4');
+    const eventId = parseId(request.params.event_id, 'event_id');
+    const payload = await getEventPayload(ctx.db, caller.workspaceId, eventId);
+    if (payload === undefined) throw new ApiError(ERRORS.eventNotFound);
+    return reply.type('application/json; charset=utf-8').send(payload);
+  });
+
+  app.patch<{ Params: IdParams }>(
+    '/v4/events/:event_id',
+    { config, bodyLimit: MAX_REQUEST_BYTES },
+    async (request, reply) => {
+      const caller = await authenticate(ctx, request, 'v4');
+      const eventId = parseId(request.params.event_id, 'event_id');
+      const update = parseEventUpdate(request.body, 'v4');
+      await updateEvent(ctx.db, { workspaceId: caller.workspaceId, eventId, update, now: ctx.clock() });
+      return reply.code(200).send();
+    },
+  );
+
+  app.delete<{ Params: IdParams }>('/v4/visitors/:visitor_id', { config }, async (request, reply) => {
+    const caller = await authenticate(ctx, request, 'v4');
+    const visitorId = parseId(request.params.visitor_id, 'visitor_id');
+    await scheduleVisitorDeletion(ctx.db, { workspaceId: caller.workspaceId, visitorId, now: ctx.clock() });
+    return reply.code(200).send();
+  });
+}

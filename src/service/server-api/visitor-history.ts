@@ -1,0 +1,86 @@
+/**
+ * The legacy visitor lookup (`GET /visitors/:visitor_id`), as the contract defines it:
+ * `limit` events of the visitor are scanned (newest first, after the pagination point), the
+ * filters are applied to the scanned events only, and at most one visit is returned. The page
+ * ends at the returned visit, or at the last scanned event when none matched, so a page can
+ * be empty while later pages hold visits; `paginationKey` names that event and is present
+ * only when a pagination parameter was used and more events are left to scan.
+ */
+import type { Kysely } from 'kysely';
+import type { V4Event } from '../../events/v4-event.js';
+import { toV3Visit } from '../../events/v4-to-v3.js';
+import type { VisitorHistory } from '../../server/server-api-types.js';
+import type { Database } from '../store/schema.js';
+import { invalid } from './errors.js';
+
+export const VISITS_SCAN_LIMIT = { default: 100, max: 500 };
+
+export interface VisitorHistoryQuery {
+  visitorId: string;
+  /** Events to scan; undefined = the default. */
+  limit?: number;
+  paginationKey?: string;
+  /** Deprecated: only events strictly before this Unix ms. */
+  before?: number;
+  requestId?: string;
+  linkedId?: string;
+}
+
+export async function visitorHistory(
+  db: Kysely<Database>,
+  workspaceId: string,
+  q: VisitorHistoryQuery,
+): Promise<VisitorHistory> {
+  // `limit=0` scans nothing useful; like an absent limit it means the default.
+  const limit = q.limit === undefined || q.limit === 0 ? VISITS_SCAN_LIMIT.default : q.limit;
+
+  let after: { timestamp: number; eventId: string } | undefined;
+  if (q.paginationKey !== undefined) {
+    const row = await db
+      .selectFrom('events')
+      .select(['timestamp'])
+      .where('workspace_id', '=', workspaceId)
+      .where('visitor_id', '=', q.visitorId)
+      .where('event_id', '=', q.paginationKey)
+      .executeTakeFirst();
+    if (row === undefined) throw invalid('paginationKey', 'no such event of this visitor');
+    after = { timestamp: row.timestamp, eventId: q.paginationKey };
+  }
+
+  let scan = db
+    .selectFrom('events')
+    .select(['event_id', 'timestamp', 'linked_id', 'payload'])
+    .where('workspace_id', '=', workspaceId)
+    .where('visitor_id', '=', q.visitorId);
+  if (q.before !== undefined) scan = scan.where('timestamp', '<', q.before);
+  if (after !== undefined) {
+    const { timestamp, eventId } = after;
+    scan = scan
+      .where('timestamp', '<=', timestamp)
+      .where((eb) =>
+        eb.or([eb('timestamp', '<', timestamp), eb.and([eb('timestamp', '=', timestamp), eb('event_id', '<', eventId)])]),
+      );
+  }
+  // One more than the limit tells whether anything is left after the scanned page.
+  const rows = await scan.orderBy('timestamp', 'desc').orderBy('event_id', 'desc').limit(limit + 1).execute();
+  const scanned = rows.slice(0, limit);
+
+  const matchIndex = scanned.findIndex(
+    (r) =>
+      (q.requestId === undefined || r.event_id === q.requestId) &&
+      (q.linkedId === undefined || r.linked_id === q.linkedId),
+  );
+  const endIndex = matchIndex >= 0 ? matchIndex : scanned.length - 1;
+  const end = scanned[endIndex];
+  const history: VisitorHistory = {
+    visitorId: q.visitorId,
+    visits: matchIndex >= 0 ? [toV3Visit(JSON.parse(scanned[matchIndex]!.payload) as V4Event)] : [],
+  };
+  const paginationUsed = q.limit !== undefined || q.before !== undefined || q.paginationKey !== undefined;
+  const moreLeft = endIndex < rows.length - 1;
+  if (paginationUsed && moreLeft && end !== undefined) {
+    history.paginationKey = end.event_id;
+    history.lastTimestamp = end.timestamp;
+  }
+  return history;
+}
