@@ -71,3 +71,10 @@ export const BLOCKING_KEYS: Record<string, readonly ComponentName[]> = {
   f: ['fonts', 'webgl_renderer', 'canvas_geometry', 'platform'],
   l: ['fonts', 'audio', 'hardware_concurrency', 'touch', 'webgl_params'],
 };
+
+/**
+ * The hardware class combined with the client's network (networkKey() in features.ts): finds
+ * look-alikes seen on this network however crowded the fingerprint is elsewhere, which is what
+ * tells identical phones on different home networks apart.
+ */
+export const NETWORK_KEY: readonly ComponentName[] = ['ua_family', 'platform', 'architecture', 'webgl_renderer', 'hardware_concurrency', 'touch'];

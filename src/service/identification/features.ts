@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Signals } from '../../protocol/index.js';
-import { BLOCKING_KEYS, COMPONENT_NAMES, type ComponentName } from './components.js';
+import { BLOCKING_KEYS, COMPONENT_NAMES, NETWORK_KEY, type ComponentName } from './components.js';
 
 export type ComponentValues = Partial<Record<ComponentName, string>>;
 
@@ -114,4 +114,35 @@ export function extractFeatures(signals: Signals): Features {
     blockingKeys.push(`${key}:${shortHash(names.map((name) => v[name] ?? '').join('\n'))}`);
   }
   return { values: v, ...(fonts ? { fonts } : {}), exactHash, blockingKeys };
+}
+
+/** `n:<hash>` of the hardware class and the network prefix, or null without a network. */
+export function networkKey(features: Features, network: string | null): string | null {
+  if (!network) return null;
+  return `n:${shortHash([network, ...NETWORK_KEY.map((name) => features.values[name] ?? '')].join('\n'))}`;
+}
+
+/** The version numbers of a user agent, group by group: `OS 17_1 ... Version/17.1` -> [[17, 1], .., [17, 1], ..]. */
+export function versionGroups(userAgent: string): number[][] {
+  return (userAgent.match(/\d+(?:[._]\d+)*/g) ?? []).map((group) => group.split(/[._]/).map(Number));
+}
+
+/**
+ * True when `current` is an older release than `previous` of the same browser (their
+ * version-stripped forms are equal): browsers and operating systems do not downgrade.
+ */
+export function isDowngrade(current: string, previous: string): boolean {
+  if (current === previous || stripVersions(current) !== stripVersions(previous)) return false;
+  const a = versionGroups(current);
+  const b = versionGroups(previous);
+  for (let g = 0; g < Math.min(a.length, b.length); g++) {
+    const x = a[g]!;
+    const y = b[g]!;
+    for (let i = 0; i < Math.max(x.length, y.length); i++) {
+      const xi = x[i] ?? 0;
+      const yi = y[i] ?? 0;
+      if (xi !== yi) return xi < yi;
+    }
+  }
+  return false;
 }

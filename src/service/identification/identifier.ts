@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Confidence, Signals } from '../../protocol/index.js';
 import type { Database } from '../store/schema.js';
 import { randomString } from '../store/ids.js';
-import { extractFeatures } from './features.js';
+import { extractFeatures, networkKey } from './features.js';
 import {
   deleteVisitorRows,
   findCandidates,
@@ -52,6 +52,12 @@ export interface Identifier {
   identify(input: IdentifyInput): Promise<IdentifyOutcome>;
 }
 
+/** The blocking keys of a visit: signal subsets, and the hardware class on this network. */
+function visitKeys(visit: VisitContext): string[] {
+  const n = networkKey(visit.features, visit.network);
+  return n ? [...visit.features.blockingKeys, n] : visit.features.blockingKeys;
+}
+
 /** 20 characters [A-Za-z0-9], like the reference's visitor IDs. */
 export const newVisitorId = (): string => randomString(20);
 
@@ -69,7 +75,7 @@ export function createIdentifier(opts: { db: Kysely<Database>; engine: 'sqlite' 
     path: IdentifyOutcome['path'],
   ): Promise<IdentifyOutcome> {
     const profile = updateProfile(visitor.profile, visit.features, visit.network, visit.acceptLanguage);
-    await recordVisit(db, { workspaceId: input.workspaceId, visitor, now: input.now, profile, keys: visit.features.blockingKeys, withToken });
+    await recordVisit(db, { workspaceId: input.workspaceId, visitor, now: input.now, profile, keys: visitKeys(visit), withToken });
     return {
       visitorId: visitor.visitorId,
       visitorFound: true,
@@ -98,7 +104,8 @@ export function createIdentifier(opts: { db: Kysely<Database>; engine: 'sqlite' 
       }
 
       // 2. Signals: exact or fuzzy match among indexed candidates, unique enough.
-      const { candidates, crowding } = await findCandidates(db, input.workspaceId, features.blockingKeys);
+      const keys = visitKeys(visit);
+      const { candidates, crowding } = await findCandidates(db, input.workspaceId, keys);
       const decision = decideWithoutToken(visit, candidates, crowding);
       if (decision.kind === 'link') {
         const visitor = candidates.find((c) => c.visitorId === decision.visitorId)!;
@@ -108,7 +115,7 @@ export function createIdentifier(opts: { db: Kysely<Database>; engine: 'sqlite' 
       // 3. A new visitor.
       const visitorId = newVisitorId();
       const profile = updateProfile(emptyProfile(), features, visit.network, visit.acceptLanguage);
-      await insertVisitor(db, { workspaceId: input.workspaceId, visitorId, now: input.now, profile, keys: features.blockingKeys });
+      await insertVisitor(db, { workspaceId: input.workspaceId, visitorId, now: input.now, profile, keys });
       return {
         visitorId,
         visitorFound: false,

@@ -15,7 +15,7 @@
  */
 import type { Confidence } from '../../protocol/index.js';
 import { COMPONENTS, COMPONENT_NAMES } from './components.js';
-import type { Features } from './features.js';
+import { isDowngrade, type Features } from './features.js';
 import type { VisitorProfile } from './profile.js';
 
 export const CONFIDENCE_VERSION = '1.0';
@@ -104,6 +104,14 @@ export function scoreCandidate(visit: VisitContext, candidate: Candidate): Candi
     contradictions.push(name);
     if (spec.veto) vetoed = true;
   }
+  const ua = values.user_agent;
+  const lastUa = profile.c.user_agent?.[0];
+  if (ua && lastUa && isDowngrade(ua, lastUa)) {
+    // An older browser or OS release than this visitor already ran: another browser.
+    score -= 20;
+    vetoed = true;
+    contradictions.push('version_downgrade');
+  }
   return {
     candidate,
     score,
@@ -129,52 +137,69 @@ const confidence = (score: number, comment?: string): Confidence => ({
 /**
  * Two look-alike visitors are proven to be different browsers when the older one still came
  * back with its own token after the younger one was created. Otherwise the younger one may
- * just be the older one after its storage was cleared (a split we can heal).
+ * just be the older one after its storage was cleared (a split, which we heal by answering
+ * with the oldest).
  */
-function provenDistinct(a: Candidate, b: Candidate): boolean {
+export function provenDistinct(a: Candidate, b: Candidate): boolean {
   const [older, younger] = a.firstSeenAt <= b.firstSeenAt ? [a, b] : [b, a];
   return older.lastTokenAt !== null && older.lastTokenAt > younger.firstSeenAt;
 }
 
-/** Decide a visit that brought no valid token. */
+const byAge = (a: CandidateScore, b: CandidateScore) => a.candidate.firstSeenAt - b.candidate.firstSeenAt;
+
+/** Look-alikes none of which is proven distinct from another: plausibly one browser, split. */
+function oneBrowser(group: readonly CandidateScore[]): boolean {
+  for (let i = 0; i < group.length; i++) {
+    for (let j = i + 1; j < group.length; j++) if (provenDistinct(group[i]!.candidate, group[j]!.candidate)) return false;
+  }
+  return true;
+}
+
+/**
+ * Decide a visit that brought no valid token.
+ *
+ * - No plausible candidate: a new visitor.
+ * - Look-alikes (candidates within `tieMargin` of the best) seen on this network: one of them,
+ *   or several that may be one split browser, is the answer; several proven-distinct browsers
+ *   on one network (an office of identical machines) cannot be told apart: a new visitor.
+ * - No look-alike on this network: a single, uncrowded and strong match is linked (a traveller,
+ *   a VPN, a new home address); a crowded fingerprint is not (identical devices elsewhere).
+ */
 export function decideWithoutToken(visit: VisitContext, candidates: readonly Candidate[], crowding: KeyCrowding): Decision {
   const scored = candidates
     .map((c) => scoreCandidate(visit, c))
     .filter((s) => !s.vetoed && s.score >= MATCH.minScore)
-    .sort((a, b) => b.score - a.score || a.candidate.firstSeenAt - b.candidate.firstSeenAt);
+    .sort((a, b) => b.score - a.score || byAge(a, b));
   const best = scored[0];
   if (!best) return { kind: 'new', path: 'new', confidence: confidence(0.95) };
 
-  const tied = scored.filter((s) => s.score >= best.score - MATCH.tieMargin);
-  const exact = best.candidate.profile.c && isExact(visit.features, best.candidate.profile);
+  const lookalikes = scored.filter((s) => s.score >= best.score - MATCH.tieMargin);
+  const onNetwork = lookalikes.filter((s) => s.sameNetwork);
+  const pathOf = (s: CandidateScore) => (lookalikes.length > 1 ? 'cluster' : isExact(visit.features, s.candidate.profile) ? 'exact' : 'fuzzy');
 
-  if (tied.length === 1) {
-    const runnerUp = scored[1]?.score ?? 0;
-    const margin = best.score - runnerUp;
-    const crowded = (crowding.f ?? 0) > 1 || (crowding.l ?? 0) > 1 || (crowding.x ?? 0) > 1;
-    if (best.sameNetwork) {
-      return link(best, exact ? 'exact' : 'fuzzy', margin >= 2 * MATCH.tieMargin ? 0.98 : 0.9);
+  if (onNetwork.length === 1) {
+    const only = onNetwork[0]!;
+    return link(only, pathOf(only), lookalikes.length === 1 ? 0.98 : 0.85, lookalikes.length > 1 ? 'look-alike visitors exist; linked by network' : undefined);
+  }
+  if (onNetwork.length > 1) {
+    if (oneBrowser(onNetwork)) {
+      return link([...onNetwork].sort(byAge)[0]!, 'cluster', 0.8, 'several look-alike visitors on this network, likely one browser');
     }
-    if (best.score >= MATCH.strongScore && !crowded) {
-      return link(best, exact ? 'exact' : 'fuzzy', best.sameLanguage ? 0.9 : 0.8, 'matched on signals only, from a new network');
-    }
-    return { kind: 'new', path: 'new', confidence: confidence(0.7, 'a look-alike visitor exists; not linked without network evidence') };
+    return { kind: 'new', path: 'new', confidence: confidence(0.6, 'identical-looking devices on this network; none can be picked') };
   }
 
-  // Several visitors look the same. Look-alikes never proven to be distinct browsers are
-  // likely one browser split by cleared storage: answer with the oldest of them.
-  const onNetwork = tied.filter((s) => s.sameNetwork);
-  const pool = onNetwork.length > 0 ? onNetwork : tied;
-  const anyDistinct = pool.some((a) => pool.some((b) => a !== b && provenDistinct(a.candidate, b.candidate)));
-  if (!anyDistinct && onNetwork.length > 0) {
-    const oldest = [...pool].sort((a, b) => a.candidate.firstSeenAt - b.candidate.firstSeenAt)[0]!;
-    return link(oldest, 'cluster', 0.75, 'several look-alike visitors; linked by network');
+  // No look-alike seen on this network.
+  const crowded = lookalikes.length > 1 || (crowding.f ?? 0) > 1 || (crowding.l ?? 0) > 1;
+  if (!crowded && best.score >= MATCH.strongScore) {
+    return link(best, pathOf(best), best.sameLanguage ? 0.9 : 0.85, 'matched on signals only, from a new network');
   }
-  if (onNetwork.length === 1) return link(onNetwork[0]!, 'cluster', 0.7, 'identical-looking devices; linked by network');
+  if (lookalikes.length > 1 && oneBrowser(lookalikes) && best.score >= MATCH.strongScore && (crowding.f ?? 0) <= lookalikes.length) {
+    return link([...lookalikes].sort(byAge)[0]!, 'cluster', 0.75, 'matched on signals only, from a new network');
+  }
   return {
     kind: 'new',
     path: 'new',
-    confidence: confidence(0.6, 'identical-looking devices; no evidence picks one of them'),
+    confidence: confidence(0.7, 'look-alike visitors exist elsewhere; not linked without network evidence'),
   };
 }
 
