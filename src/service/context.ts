@@ -5,6 +5,8 @@ import type { Logger } from 'pino';
 import type { Bootstrap } from './bootstrap.js';
 import type { ResolvedConfig } from './config.js';
 import type { RateLimiter } from './rate-limiter.js';
+import type { ExpressionEvaluator } from './filtering/evaluator.js';
+import type { Identifier } from './identification/identifier.js';
 import type { Engine } from './store/database.js';
 import type { Database } from './store/schema.js';
 
@@ -16,6 +18,9 @@ export interface ServiceContext {
   clock: () => number;
   rateLimiter: RateLimiter;
   logger: Logger;
+  identifier: Identifier;
+  /** Evaluates filtering-rule expressions (the minimal subset until the full evaluator lands). */
+  ruleEvaluator: ExpressionEvaluator;
   /** The records created on the first start (default workspace, environment, keys). */
   bootstrap: Bootstrap;
   /** Set when REDIS_URL is configured. */

@@ -5,9 +5,11 @@
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { buildApp } from './app.js';
-import { type Bootstrap, ensureBootstrap } from './bootstrap.js';
+import { type Bootstrap, ensureBootstrap, visitorTokenSecret } from './bootstrap.js';
 import { resolveConfig, type ServiceConfig } from './config.js';
 import type { ServiceContext } from './context.js';
+import { createMinimalEvaluator } from './filtering/minimal-evaluator.js';
+import { createIdentifier } from './identification/identifier.js';
 import { startBackgroundJobs, type BackgroundJobs } from './jobs/index.js';
 import { createLogger } from './logger.js';
 import { createRateLimiter } from './rate-limiter.js';
@@ -51,6 +53,8 @@ export async function createService(config: ServiceConfig = {}): Promise<Service
       clock: resolved.clock,
       rateLimiter: createRateLimiter({ redis, keyPrefix: resolved.redisKeyPrefix }),
       logger,
+      identifier: createIdentifier({ db, engine, tokenSecret: await visitorTokenSecret(db) }),
+      ruleEvaluator: createMinimalEvaluator({ warn: (message, expression) => logger.warn({ expression }, message) }),
       bootstrap,
       redis,
     };

@@ -81,3 +81,17 @@ export async function setApiKeyStatus(
 export async function setApiKeyRateLimit(db: Kysely<Database>, id: string, requestsPerSecond: number): Promise<void> {
   await db.updateTable('api_keys').set({ rate_limit: requestsPerSecond }).where('id', '=', id).execute();
 }
+
+/** A key with its workspace's region: what ingestion needs to authorise a request, in one query. */
+export async function findApiKeyWithRegion(
+  db: Kysely<Database>,
+  token: string,
+): Promise<(ApiKeysTable & { region: string }) | undefined> {
+  return db
+    .selectFrom('api_keys')
+    .innerJoin('workspaces', 'workspaces.id', 'api_keys.workspace_id')
+    .selectAll('api_keys')
+    .select('workspaces.region')
+    .where('api_keys.token', '=', token)
+    .executeTakeFirst();
+}

@@ -1,0 +1,64 @@
+/**
+ * `GET /v4/<public key>` (ESM) and `GET /v4/<public key>/iife.js`: the agent with the key and
+ * this service's origin baked in, so a page needs no options. Cacheable (ETag, max-age);
+ * unknown or disabled keys get a 404 with a JSON error.
+ */
+import { join } from 'node:path';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ServiceContext } from '../context.js';
+import { packageRoot } from '../package-root.js';
+import { findApiKeyWithRegion } from '../store/api-keys.js';
+import { BUNDLE_FILES, createBundleCache, type BundleFormat } from './agent-bundle.js';
+
+export const CDN_CACHE_CONTROL = 'public, max-age=3600, stale-while-revalidate=86400';
+
+/** The origin pages reach this service at: configured, or the request's (Host, or X-Forwarded-* with trustProxy). */
+export function serviceOrigin(ctx: ServiceContext, request: FastifyRequest): string {
+  if (ctx.config.publicUrl) return ctx.config.publicUrl;
+  return new URL(`${request.protocol}://${request.host}`).origin;
+}
+
+export async function cdnRoutes(app: FastifyInstance, opts: { ctx: ServiceContext; agentDir?: string }): Promise<void> {
+  const { ctx } = opts;
+  const agentDir = opts.agentDir ?? join(packageRoot(), 'dist', 'agent');
+  const bundles = createBundleCache(agentDir);
+
+  const serve = async (format: BundleFormat, request: FastifyRequest<{ Params: { key: string } }>, reply: FastifyReply) => {
+    void reply.header('Access-Control-Allow-Origin', '*').header('Cross-Origin-Resource-Policy', 'cross-origin');
+    const apiKey = request.params.key;
+    const key = await findApiKeyWithRegion(ctx.db, apiKey);
+    if (!key || key.type !== 'public' || key.status !== 'enabled') {
+      return reply.code(404).send({
+        error: { code: 'public_api_key_not_found', message: 'no enabled public API key matches this URL' },
+      });
+    }
+    let origin: string;
+    try {
+      origin = serviceOrigin(ctx, request);
+    } catch {
+      return reply.code(400).send({ error: { code: 'request_cannot_be_parsed', message: 'invalid Host header' } });
+    }
+    const bundle = await bundles.get(format, apiKey, `${origin}/`);
+    if (!bundle) {
+      return reply.code(503).header('Retry-After', '30').send({
+        error: {
+          code: 'agent_not_built',
+          message: `the agent build dist/agent/${BUNDLE_FILES[format]} is missing: run "npm run build" in the service's directory`,
+        },
+      });
+    }
+    void reply
+      .header('Cache-Control', CDN_CACHE_CONTROL)
+      .header('ETag', bundle.etag)
+      .header('Content-Type', 'text/javascript; charset=utf-8');
+    if (!ctx.config.publicUrl) void reply.header('Vary', 'Host, X-Forwarded-Host, X-Forwarded-Proto');
+    const ifNoneMatch = request.headers['if-none-match'];
+    if (ifNoneMatch && ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === bundle.etag)) {
+      return reply.code(304).send();
+    }
+    return reply.send(bundle.body);
+  };
+
+  app.get<{ Params: { key: string } }>('/v4/:key', (request, reply) => serve('esm', request, reply));
+  app.get<{ Params: { key: string } }>('/v4/:key/iife.js', (request, reply) => serve('iife', request, reply));
+}

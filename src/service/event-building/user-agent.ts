@@ -1,0 +1,16 @@
+/** Browser, OS and device from a User-Agent string (ua-parser-js 1.x, MIT). */
+import { UAParser } from 'ua-parser-js';
+import type { BrowserDetails } from '../../events/v4-event.js';
+
+export function parseUserAgent(userAgent: string): BrowserDetails {
+  const { browser, os, device } = new UAParser(userAgent).getResult();
+  return {
+    browser_name: browser.name ?? 'Other',
+    browser_major_version: browser.major ?? '',
+    browser_full_version: browser.version ?? '',
+    os: os.name ?? 'Other',
+    os_version: os.version ?? '',
+    // Desktops carry no device model in their UA: the reference reports them as 'Other'.
+    device: device.model ?? 'Other',
+  };
+}

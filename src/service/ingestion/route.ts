@@ -1,0 +1,146 @@
+/**
+ * `POST /`: the endpoint the agent talks to. Authorises the public key, applies its rate
+ * limit, the region and the environment's filtering rules, identifies the visitor, stores the
+ * v4 event and answers with the visitor ID and a fresh visitor token. Every refusal happens
+ * before anything is written.
+ */
+import type { FastifyInstance } from 'fastify';
+import {
+  MAX_REQUEST_BYTES,
+  MAX_TAGS_JSON_BYTES,
+  PROTOCOL_VERSION,
+  type IdentifyRequest,
+  type IdentifyResponse,
+} from '../../protocol/index.js';
+import type { ServiceContext } from '../context.js';
+import { buildEvent } from '../event-building/build-event.js';
+import { REPLAY_WINDOW_MS, requestHash } from '../event-building/request-hash.js';
+import { decide } from '../filtering/first-match.js';
+import { buildRuleRequest } from '../filtering/rule-request.js';
+import { findApiKeyWithRegion } from '../store/api-keys.js';
+import { hasRecentRequestHash, insertEvent } from '../store/events.js';
+import { listFilteringRules } from '../store/filtering-rules.js';
+import { newEventId } from '../store/ids.js';
+import { computeVelocity } from '../store/velocity.js';
+import { normaliseIp } from './client-ip.js';
+import { allowAnyOrigin, answerPreflight } from './cors.js';
+import { IngestionError, sendIngestionError } from './errors.js';
+import { identifyRequestSchema } from './request-schema.js';
+
+export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: ServiceContext }): Promise<void> {
+  const { ctx } = opts;
+
+  // The agent posts JSON as text/plain (a CORS simple request); JSON and untyped bodies are
+  // read the same way. Only this plugin's routes are affected.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: MAX_REQUEST_BYTES }, (_req, body, done) => {
+    try {
+      done(null, JSON.parse(body as string));
+    } catch {
+      done(new IngestionError('request_cannot_be_parsed', 'request body is not valid JSON'), undefined);
+    }
+  });
+
+  app.addHook('onRequest', async (request, reply) => allowAnyOrigin(request, reply));
+
+  app.setErrorHandler((error, request, reply) => {
+    if (error instanceof IngestionError) return sendIngestionError(reply, error.code, error.message);
+    const err = error as { code?: string; statusCode?: number; validation?: unknown; message: string };
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || err.statusCode === 413) {
+      return sendIngestionError(reply, 'payload_too_large', `payload too large: the limit is ${MAX_REQUEST_BYTES} bytes`);
+    }
+    if (err.validation) return sendIngestionError(reply, 'request_cannot_be_parsed', `invalid request: ${err.message}`);
+    if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) {
+      return sendIngestionError(reply, 'request_cannot_be_parsed', err.message);
+    }
+    request.log.error({ err: error }, 'identification request failed');
+    return sendIngestionError(reply, 'failed', 'internal server error');
+  });
+
+  app.options('/', async (request, reply) => answerPreflight(request, reply));
+
+  app.post('/', { bodyLimit: MAX_REQUEST_BYTES, schema: { body: identifyRequestSchema } }, async (request, reply) => {
+    const body = request.body as IdentifyRequest;
+    const now = ctx.clock();
+    const ip = normaliseIp(request.ip);
+
+    if (!body.api_key) return sendIngestionError(reply, 'public_api_key_required', 'public API key is missing or empty');
+    const key = await findApiKeyWithRegion(ctx.db, body.api_key);
+    // A secret or management key in a page is refused like an unknown one: it must not work there.
+    if (!key || key.type !== 'public' || !key.environment_id) {
+      return sendIngestionError(reply, 'public_api_key_not_found', 'no workspace found for specified public API key');
+    }
+    if (key.status !== 'enabled') {
+      return sendIngestionError(reply, 'public_api_key_not_found', 'the public API key is disabled');
+    }
+    const limit = await ctx.rateLimiter.consume(`ingest:${key.id}`, key.rate_limit, 1);
+    if (!limit.allowed) {
+      return sendIngestionError(reply, 'too_many_requests', 'too many requests').header('Retry-After', String(limit.retryAfterSeconds));
+    }
+    if (key.region !== ctx.config.region) {
+      return sendIngestionError(reply, 'wrong_region', `wrong region: the workspace is in "${key.region}", this service serves "${ctx.config.region}"`);
+    }
+    if (body.tags !== undefined && Buffer.byteLength(JSON.stringify(body.tags)) > MAX_TAGS_JSON_BYTES) {
+      return sendIngestionError(reply, 'request_cannot_be_parsed', `invalid request: tags exceed ${MAX_TAGS_JSON_BYTES} bytes of JSON`);
+    }
+
+    const environmentId = key.environment_id;
+    const rules = await listFilteringRules(ctx.db, environmentId);
+    if (rules.length > 0) {
+      const ruleRequest = buildRuleRequest({ ip, headers: request.headers, sdkPlatform: body.sdk.platform, sdkVersion: body.sdk.version });
+      const decision = decide(rules, ctx.ruleEvaluator, ruleRequest);
+      if (decision.action === 'deny') {
+        request.log.info({ rule: decision.rule.id }, 'identification request denied by a filtering rule');
+        return sendIngestionError(reply, 'request_filtered', decision.denyWith);
+      }
+    }
+
+    const userAgentHeader = request.headers['user-agent'];
+    const outcome = await ctx.identifier.identify({
+      workspaceId: key.workspace_id,
+      environmentId,
+      signals: body.signals,
+      token: body.token,
+      ip,
+      acceptLanguage: request.headers['accept-language'],
+      userAgentHeader,
+      now,
+    });
+
+    const hash = requestHash(body);
+    const replayed = hash
+      ? await hasRecentRequestHash(ctx.db, { workspaceId: key.workspace_id, visitorId: outcome.visitorId, requestHash: hash, sinceMs: now - REPLAY_WINDOW_MS })
+      : false;
+    const velocity = await computeVelocity(ctx.db, {
+      workspaceId: key.workspace_id,
+      visitorId: outcome.visitorId,
+      ip,
+      linkedId: body.linked_id,
+      now,
+    });
+    const event = buildEvent({
+      eventId: newEventId(now),
+      now,
+      request: body,
+      environmentId,
+      ip,
+      userAgentHeader,
+      identification: outcome,
+      velocity,
+      replayed,
+    });
+    await insertEvent(ctx.db, event, { workspaceId: key.workspace_id, environmentId, requestHash: hash });
+
+    const response: IdentifyResponse = {
+      v: PROTOCOL_VERSION,
+      event_id: event.event_id,
+      visitor_id: outcome.visitorId,
+      confidence: outcome.confidence,
+      visitor_found: outcome.visitorFound,
+      suspect_score: event.suspect_score,
+      sealed_result: null,
+      token: outcome.token,
+    };
+    return reply.type('application/json; charset=utf-8').send(response);
+  });
+}
