@@ -1,0 +1,195 @@
+/** The pure matcher: scoring, drift tolerance, identical devices, tokens judged against signals. */
+import { describe, expect, it } from 'vitest';
+import type { Signals } from '../../src/protocol/index.js';
+import { extractFeatures, isDowngrade, networkKey, normaliseRenderer, stripVersions } from '../../src/service/identification/features.js';
+import {
+  decideWithoutToken,
+  judgeTokenVisit,
+  scoreCandidate,
+  type Candidate,
+  type VisitContext,
+} from '../../src/service/identification/matcher.js';
+import { networkPrefix, normaliseAcceptLanguage } from '../../src/service/identification/network.js';
+import { emptyProfile, parseProfile, updateProfile } from '../../src/service/identification/profile.js';
+import { editLanguages, externalMonitor, installFont, iphone, macSafari, osUpdate, travel, upgradeChrome, windowsChrome } from './fixtures.js';
+
+const DAY = 86_400_000;
+
+function candidate(id: string, visits: Signals[], opts: { network?: string; firstSeenAt?: number; lastTokenAt?: number | null; lang?: string } = {}): Candidate {
+  let profile = emptyProfile();
+  for (const s of visits) profile = updateProfile(profile, extractFeatures(s), opts.network ?? 'v4:203.0.113', opts.lang ?? 'en-us,en');
+  return { visitorId: id, firstSeenAt: opts.firstSeenAt ?? 0, lastSeenAt: 10 * DAY, lastTokenAt: opts.lastTokenAt ?? null, profile };
+}
+
+function visit(signals: Signals, network: string | null = 'v4:203.0.113', acceptLanguage: string | null = 'en-us,en'): VisitContext {
+  return { features: extractFeatures(signals), network, acceptLanguage };
+}
+
+// A desktop with a personal font set: a high-entropy fingerprint, as most desktops are.
+const desktop = (): Signals => ({ ...windowsChrome(), fonts: [...windowsChrome().fonts!, 'Fira Code', 'Roboto Slab', 'Source Serif'].sort() });
+
+describe('normalisation', () => {
+  it('strips versions from user agents and drivers from WebGL renderers', () => {
+    const ua120 = windowsChrome().user_agent!;
+    expect(stripVersions(ua120)).toBe(stripVersions(upgradeChrome(windowsChrome()).user_agent!));
+    expect(stripVersions(ua120)).not.toBe(stripVersions(macSafari().user_agent!));
+    expect(normaliseRenderer('ANGLE (Intel, Intel(R) UHD Graphics 620 Direct3D11 vs_5_0 ps_5_0, D3D11-27.20.100.8681)')).toBe(
+      normaliseRenderer('ANGLE (Intel, Intel(R) UHD Graphics 620 Direct3D11 vs_5_0 ps_5_0, D3D11-31.0.101.2111)'),
+    );
+  });
+
+  it('recognises a downgrade of the same browser, never across browsers', () => {
+    const v120 = windowsChrome().user_agent!;
+    const v121 = upgradeChrome(windowsChrome()).user_agent!;
+    expect(isDowngrade(v120, v121)).toBe(true);
+    expect(isDowngrade(v121, v120)).toBe(false);
+    expect(isDowngrade(v120, macSafari().user_agent!)).toBe(false);
+    expect(isDowngrade(iphone().user_agent!, osUpdate(iphone()).user_agent!)).toBe(true);
+  });
+
+  it('coarsens networks to /24 and /64 and normalises Accept-Language', () => {
+    expect(networkPrefix('203.0.113.77')).toBe('v4:203.0.113');
+    expect(networkPrefix('::ffff:203.0.113.9')).toBe('v4:203.0.113');
+    expect(networkPrefix('2001:db8:0:42::1')).toBe('v6:2001:db8:0:42');
+    expect(networkPrefix('2001:0db8:0000:0042:abcd::7')).toBe('v6:2001:db8:0:42');
+    expect(networkPrefix('not an ip')).toBeNull();
+    expect(normaliseAcceptLanguage('en-US,en;q=0.9, de;q=0.5')).toBe('en-us,en,de');
+    expect(normaliseAcceptLanguage('')).toBeNull();
+  });
+
+  it('reads hostile signals without throwing', () => {
+    const hostile = { user_agent: 42, screen: 'wide', fonts: [1, null, 'Arial'], webgl: null, canvas: { geometry: {} } } as unknown as Signals;
+    const f = extractFeatures(hostile);
+    expect(f.fonts).toEqual(['Arial']);
+    expect(f.values.user_agent).toBeUndefined();
+    expect(extractFeatures({}).blockingKeys).toHaveLength(1);
+  });
+
+  it('gives identical signals identical hashes and keys, and another device other keys', () => {
+    expect(extractFeatures(windowsChrome())).toEqual(extractFeatures(windowsChrome()));
+    const a = new Set(extractFeatures(windowsChrome()).blockingKeys);
+    expect(extractFeatures(macSafari()).blockingKeys.filter((k) => a.has(k))).toHaveLength(0);
+    expect(networkKey(extractFeatures(iphone()), 'v4:1.2.3')).not.toBe(networkKey(extractFeatures(iphone()), 'v4:1.2.4'));
+  });
+
+  it('keeps a drifted browser on at least one of its blocking keys', () => {
+    const base = new Set(extractFeatures(desktop()).blockingKeys);
+    for (const drift of [upgradeChrome, osUpdate, externalMonitor, installFont, travel, editLanguages]) {
+      const shared = extractFeatures(drift(desktop())).blockingKeys.filter((k) => base.has(k) && !k.startsWith('x:'));
+      expect(shared.length, drift.name).toBeGreaterThanOrEqual(2);
+    }
+  });
+});
+
+describe('drift of one browser keeps its visitor (no token, another network: signals only)', () => {
+  const known = candidate('desk', [desktop()]);
+  const drifts: [string, (s: Signals) => Signals][] = [
+    ['browser upgrade', upgradeChrome],
+    ['OS update', osUpdate],
+    ['external monitor', externalMonitor],
+    ['new font', (s) => installFont(s)],
+    ['timezone while travelling', travel],
+    ['language edit', editLanguages],
+    ['everything at once', (s) => editLanguages(travel(installFont(externalMonitor(osUpdate(upgradeChrome(s))))))],
+  ];
+  for (const [name, drift] of drifts) {
+    it(name, () => {
+      const onNewNetwork = decideWithoutToken(visit(drift(desktop()), 'v4:198.51.100'), [known], {});
+      const onHomeNetwork = decideWithoutToken(visit(drift(desktop())), [known], {});
+      expect(onHomeNetwork).toMatchObject({ kind: 'link', visitorId: 'desk' });
+      if (name === 'everything at once') return; // without any network evidence, so much drift at once is not enough
+      expect(onNewNetwork).toMatchObject({ kind: 'link', visitorId: 'desk' });
+    });
+  }
+
+  it('an exact match is reported as such, with high confidence', () => {
+    const d = decideWithoutToken(visit(desktop()), [known], {});
+    expect(d).toMatchObject({ kind: 'link', path: 'exact' });
+    expect(d.confidence.score).toBeGreaterThan(0.95);
+  });
+
+  it('a browser alternating between two monitors matches both', () => {
+    const alternating = candidate('alt', [desktop(), externalMonitor(desktop()), desktop()]);
+    const s1 = scoreCandidate(visit(desktop()), alternating);
+    const s2 = scoreCandidate(visit(externalMonitor(desktop())), alternating);
+    expect(s1.contradictions).toEqual([]);
+    expect(s2.contradictions).toEqual([]);
+  });
+});
+
+describe('different browsers and devices stay apart', () => {
+  it('another device is a new visitor', () => {
+    expect(decideWithoutToken(visit(macSafari()), [candidate('desk', [desktop()])], {})).toMatchObject({ kind: 'new' });
+    expect(decideWithoutToken(visit(iphone()), [candidate('mac', [macSafari()])], {})).toMatchObject({ kind: 'new' });
+  });
+
+  it('another browser on the same machine is vetoed by its browser family', () => {
+    const edge = { ...desktop(), user_agent: `${desktop().user_agent} Edg/120.0.2210.91` };
+    const s = scoreCandidate(visit(edge), candidate('desk', [desktop()]));
+    expect(s.vetoed).toBe(true);
+    expect(s.contradictions).toContain('ua_family');
+  });
+
+  it('an older release than the visitor already ran is another browser', () => {
+    const upgraded = candidate('desk', [desktop(), upgradeChrome(desktop())]);
+    const s = scoreCandidate(visit(desktop()), upgraded);
+    expect(s.vetoed).toBe(true);
+    expect(s.contradictions).toContain('version_downgrade');
+    expect(decideWithoutToken(visit(desktop()), [upgraded], {})).toMatchObject({ kind: 'new' });
+  });
+});
+
+describe('identical devices', () => {
+  // Two iPhones of one model and OS build, both proven alive with their own tokens.
+  const alice = candidate('alice', [iphone()], { network: 'v4:81.2.10', firstSeenAt: 0, lastTokenAt: 9 * DAY });
+  const bob = candidate('bob', [iphone()], { network: 'v4:81.7.99', firstSeenAt: 1 * DAY, lastTokenAt: 9 * DAY });
+
+  it('with different IPs: a visit from a third network is not merged into either', () => {
+    const d = decideWithoutToken(visit(iphone(), 'v4:81.200.3'), [alice, bob], { f: 2, l: 2 });
+    expect(d.kind).toBe('new');
+    expect(d.confidence.score).toBeLessThan(0.9);
+  });
+
+  it('the network picks the one that was seen there, with a lowered confidence', () => {
+    const d = decideWithoutToken(visit(iphone(), 'v4:81.7.99'), [alice, bob], { f: 2, l: 2 });
+    expect(d).toMatchObject({ kind: 'link', visitorId: 'bob', path: 'cluster' });
+    expect(d.confidence.score).toBeLessThan(0.9);
+  });
+
+  it('several proven-distinct look-alikes on one network (an office image) give a new visitor', () => {
+    const carol = candidate('carol', [iphone()], { network: 'v4:81.7.99', firstSeenAt: 2 * DAY, lastTokenAt: 9 * DAY });
+    expect(decideWithoutToken(visit(iphone(), 'v4:81.7.99'), [alice, bob, carol], { f: 3 })).toMatchObject({ kind: 'new' });
+  });
+
+  it('look-alikes never proven distinct are one browser split by cleared storage: the oldest ID comes back', () => {
+    const original = candidate('original', [iphone()], { network: 'v4:81.7.99', firstSeenAt: 0, lastTokenAt: null });
+    const split = candidate('split', [iphone()], { network: 'v4:81.7.99', firstSeenAt: 5 * DAY, lastTokenAt: 8 * DAY });
+    expect(decideWithoutToken(visit(iphone(), 'v4:81.7.99'), [split, original], { f: 2 })).toMatchObject({ kind: 'link', visitorId: 'original' });
+  });
+});
+
+describe('a visit with a valid token', () => {
+  it('keeps full confidence through normal drift', () => {
+    const c = judgeTokenVisit(visit(travel(upgradeChrome(desktop()))), candidate('desk', [desktop()]));
+    expect(c.score).toBeGreaterThan(0.95);
+    expect(c.comment).toBeUndefined();
+  });
+
+  it('is flagged when the signals belong to a different device (a copied token)', () => {
+    const c = judgeTokenVisit(visit(macSafari()), candidate('desk', [desktop()]));
+    expect(c.score).toBeLessThanOrEqual(0.5);
+    expect(c.comment).toMatch(/different-looking device/);
+  });
+});
+
+describe('profile', () => {
+  it('keeps a bounded recent history and survives a round trip', () => {
+    let p = emptyProfile();
+    for (let i = 0; i < 10; i++) p = updateProfile(p, extractFeatures({ ...desktop(), timezone: `Zone/${i}` }), `v4:10.0.${i}`, null);
+    expect(p.c.timezone).toHaveLength(4);
+    expect(p.c.timezone![0]).toBe('Zone/9|300');
+    expect(p.nets).toHaveLength(8);
+    expect(parseProfile(JSON.stringify(p))).toEqual(p);
+    expect(parseProfile('{broken')).toEqual(emptyProfile());
+  });
+});
