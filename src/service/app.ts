@@ -4,6 +4,7 @@ import { cdnRoutes } from './cdn/route.js';
 import type { ServiceContext } from './context.js';
 import { demoRoutes } from './demo/route.js';
 import { ingestionRoutes } from './ingestion/route.js';
+import { serverApiRoutes } from './server-api/index.js';
 
 export async function buildApp(ctx: ServiceContext): Promise<FastifyInstance> {
   const app = Fastify({
@@ -26,6 +27,7 @@ export async function buildApp(ctx: ServiceContext): Promise<FastifyInstance> {
 
   await app.register(ingestionRoutes, { ctx });
   await app.register(cdnRoutes, { ctx });
+  await app.register(serverApiRoutes, { ctx });
   if (ctx.config.demo) await app.register(demoRoutes, { ctx });
   return app;
 }
