@@ -1,0 +1,293 @@
+/**
+ * The `tessera` command line: `tessera start` (default) runs the service; `migrate` and
+ * `keys list|create|disable|enable` work on the database directly. Every option can also come
+ * from an environment variable; `--json` prints for scripts what is otherwise printed for people.
+ */
+import { parseArgs } from 'node:util';
+import type { Kysely } from 'kysely';
+import { ensureBootstrap } from './bootstrap.js';
+import { ALL_OPTIONS, GENERAL_OPTIONS, KEY_OPTIONS, SERVICE_OPTIONS, serviceConfigFrom, type OptionSpec, optionValue } from './cli/options.js';
+import { resolveConfig, type ResolvedConfig, type ServiceConfig } from './config.js';
+import { createService } from './index.js';
+import { packageVersion } from './package-root.js';
+import { createApiKey, isApiKeyType, listApiKeys, setApiKeyStatus } from './store/api-keys.js';
+import { migrateToLatest, openDatabase } from './store/database.js';
+import type { ApiKeysTable, Database } from './store/schema.js';
+
+interface Io {
+  out(text: string): void;
+  err(text: string): void;
+  env: NodeJS.ProcessEnv;
+}
+
+const defaultIo: Io = {
+  out: (text) => process.stdout.write(text + '\n'),
+  err: (text) => process.stderr.write(text + '\n'),
+  env: process.env,
+};
+
+type Values = Record<string, string | boolean | undefined>;
+
+export async function main(argv: string[], io: Io = defaultIo): Promise<void> {
+  let values: Values;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: Object.fromEntries(
+        ALL_OPTIONS.map((o) => [o.flag, { type: o.kind === 'boolean' ? 'boolean' : 'string', ...(o.short ? { short: o.short } : {}) }]),
+      ) as Parameters<typeof parseArgs>[0] extends infer P ? (P extends { options?: infer O } ? O : never) : never,
+    }) as { values: Values; positionals: string[] });
+  } catch (err) {
+    return fail(io, `${(err as Error).message}\nRun "tessera --help" for the commands and options.`);
+  }
+  if (values.version) return io.out(packageVersion());
+  const [command = 'start', sub, ...rest] = positionals;
+  if (values.help || command === 'help') return io.out(helpText());
+  try {
+    const config = serviceConfigFrom(values, io.env);
+    switch (command) {
+      case 'start':
+        if (sub !== undefined) return fail(io, `unexpected argument "${sub}" for start`);
+        return await start(config, values, io);
+      case 'migrate':
+        return await withDatabase(config, async (db) => {
+          const applied = await migrateToLatest(db);
+          io.out(values.json ? JSON.stringify({ applied }) : applied.length ? `applied: ${applied.join(', ')}` : 'the database is up to date');
+        });
+      case 'keys':
+        return await keysCommand(sub, rest, config, values, io);
+      default:
+        return fail(io, `unknown command "${command}"\nRun "tessera --help" for the commands and options.`);
+    }
+  } catch (err) {
+    return fail(io, err instanceof Error ? err.message : String(err));
+  }
+}
+
+function fail(io: Io, message: string): void {
+  io.err(`tessera: ${message}`);
+  process.exitCode = 1;
+}
+
+function optionLine(o: OptionSpec): string {
+  const flag = `${o.short ? `-${o.short}, ` : '    '}--${o.flag}${o.kind === 'boolean' ? '' : o.kind === 'integer' ? ' <n>' : ' <value>'}`;
+  const extra = [o.env ? `env ${o.env}` : '', o.defaultText !== undefined ? `default ${o.defaultText}` : ''].filter(Boolean).join('; ');
+  return `  ${flag.padEnd(30)} ${o.help}${extra ? ` (${extra})` : ''}`;
+}
+
+export function helpText(): string {
+  return [
+    'tessera: the Tessera identification service',
+    '',
+    'Usage: tessera [command] [options]',
+    '',
+    'Commands:',
+    '  start                         run the service (the default command). The first start creates a',
+    '                                workspace, an environment and a public, a secret and a Management API',
+    '                                key, and prints them with the URLs',
+    '  migrate                       bring the database schema up to date and exit',
+    '  keys list [--type <type>]     list the API keys',
+    '  keys create --type <type> --name <name> [--environment <id>] [--rate-limit <n>] [--description <text>]',
+    '                                create an API key (public, secret, proxy or management)',
+    '  keys disable <id|token>       disable an API key (requests with it are refused)',
+    '  keys enable <id|token>        enable a disabled API key again',
+    '  help                          show this help',
+    '',
+    'Service options (start, migrate and keys use the same database options):',
+    ...SERVICE_OPTIONS.map(optionLine),
+    '',
+    'Key options:',
+    ...KEY_OPTIONS.map(optionLine),
+    '',
+    'General options:',
+    ...GENERAL_OPTIONS.map(optionLine),
+    '',
+    'Examples:',
+    '  tessera start --port 8080 --data-dir ./data',
+    '  DATABASE_URL=postgres://tessera@db/tessera REDIS_URL=redis://cache:6379 tessera start --host 0.0.0.0',
+    '  tessera keys list --json',
+  ].join('\n');
+}
+
+async function withDatabase<T>(config: ServiceConfig, fn: (db: Kysely<Database>, resolved: ResolvedConfig) => Promise<T>): Promise<T> {
+  const resolved = resolveConfig(config);
+  const { db } = openDatabase({ dataDir: resolved.dataDir, databaseUrl: resolved.databaseUrl, poolSize: 2 });
+  try {
+    return await fn(db, resolved);
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** An API key as the Management API shows it. */
+function keyJson(key: ApiKeysTable) {
+  return {
+    id: key.id,
+    name: key.name,
+    type: key.type,
+    status: key.status,
+    environment: key.environment_id,
+    rate_limit: key.rate_limit,
+    description: key.description,
+    token: key.token,
+    created_at: new Date(key.created_at).toISOString(),
+    disabled_at: key.disabled_at === null ? null : new Date(key.disabled_at).toISOString(),
+  };
+}
+
+function keysTable(keys: ApiKeysTable[]): string {
+  const rows = [['ID', 'TYPE', 'STATUS', 'ENVIRONMENT', 'RATE/S', 'NAME', 'TOKEN']].concat(
+    keys.map((k) => [k.id, k.type, k.status, k.environment_id ?? '(workspace)', String(k.rate_limit), k.name, k.token]),
+  );
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n');
+}
+
+async function keysCommand(sub: string | undefined, rest: string[], config: ServiceConfig, values: Values, io: Io): Promise<void> {
+  const str = (flag: string) => optionValue(KEY_OPTIONS.find((o) => o.flag === flag)!, values, {}) as string | number | undefined;
+  await withDatabase(config, async (db, resolved) => {
+    await migrateToLatest(db);
+    const { bootstrap } = await ensureBootstrap(db, { region: resolved.region, now: resolved.clock() });
+    const findKey = async (ref: string | undefined) => {
+      if (!ref) throw new Error(`keys ${sub} needs the key's id or token`);
+      const key = (await listApiKeys(db)).find((k) => k.id === ref || k.token === ref);
+      if (!key) throw new Error(`no API key with id or token "${ref}"`);
+      return key;
+    };
+    switch (sub) {
+      case 'list': {
+        const type = str('type');
+        if (type !== undefined && !isApiKeyType(type)) throw new Error(`--type must be public, secret, proxy or management`);
+        const keys = (await listApiKeys(db)).filter((k) => type === undefined || k.type === type);
+        io.out(values.json ? JSON.stringify({ data: keys.map(keyJson) }, null, 2) : keys.length ? keysTable(keys) : 'no API keys');
+        return;
+      }
+      case 'create': {
+        const type = str('type');
+        const name = str('name');
+        if (!isApiKeyType(type)) throw new Error('keys create needs --type public, secret, proxy or management');
+        if (typeof name !== 'string' || name.length < 3 || name.length > 255) throw new Error('keys create needs --name of 3 to 255 characters');
+        const description = str('description');
+        if (description !== undefined && (String(description).length < 3 || String(description).length > 255)) {
+          throw new Error('--description must have 3 to 255 characters');
+        }
+        const environment = str('environment');
+        // As in the Management API: public keys default to the default environment, others to the workspace.
+        const environmentId = environment !== undefined ? String(environment) : type === 'public' ? bootstrap.environmentId : null;
+        if (environmentId !== null) {
+          const exists = await db.selectFrom('environments').select('id').where('id', '=', environmentId).executeTakeFirst();
+          if (!exists) throw new Error(`no environment "${environmentId}"`);
+        }
+        const rateLimit = str('rate-limit');
+        const key = await createApiKey(db, {
+          workspaceId: bootstrap.workspaceId,
+          environmentId,
+          type,
+          name,
+          description: description === undefined ? null : String(description),
+          ...(rateLimit !== undefined ? { rateLimit: Number(rateLimit) } : {}),
+          now: resolved.clock(),
+        });
+        io.out(values.json ? JSON.stringify({ data: keyJson(key) }, null, 2) : keysTable([key]));
+        return;
+      }
+      case 'disable':
+      case 'enable': {
+        const key = await findKey(rest[0]);
+        await setApiKeyStatus(db, key.id, sub === 'disable' ? 'disabled' : 'enabled', resolved.clock());
+        const updated = (await listApiKeys(db)).find((k) => k.id === key.id)!;
+        io.out(values.json ? JSON.stringify({ data: keyJson(updated) }, null, 2) : `${updated.id} is now ${updated.status}`);
+        return;
+      }
+      default:
+        throw new Error(sub ? `unknown keys command "${sub}" (list, create, disable, enable)` : 'keys needs a command: list, create, disable or enable');
+    }
+  });
+}
+
+async function start(config: ServiceConfig, values: Values, io: Io): Promise<void> {
+  const service = await createService(config);
+  let url: string;
+  try {
+    url = await service.listen();
+  } catch (err) {
+    await service.close();
+    throw err;
+  }
+  const base = service.ctx.config.publicUrl ?? url;
+  const { bootstrap } = service;
+  const urls = {
+    demo: service.ctx.config.demo ? `${base}/` : null,
+    ingestion: `${base}/`,
+    cdn_esm: `${base}/v4/${bootstrap.publicKey}`,
+    cdn_iife: `${base}/v4/${bootstrap.publicKey}/iife.js`,
+    server_api: base,
+  };
+  const storage = service.ctx.engine === 'sqlite' ? `SQLite in ${service.ctx.config.dataDir}` : 'PostgreSQL';
+  if (values.json) {
+    io.out(
+      JSON.stringify({
+        url,
+        engine: service.ctx.engine,
+        region: service.ctx.config.region,
+        first_start: service.firstStart,
+        urls,
+        ...(service.firstStart
+          ? { keys: { public: bootstrap.publicKey, secret: bootstrap.secretKey, management: bootstrap.managementKey } }
+          : {}),
+      }),
+    );
+  } else {
+    const lines = [
+      `Tessera ${packageVersion()} listening on ${url} (${storage}, region ${service.ctx.config.region})`,
+      '',
+      ...(urls.demo ? [`  Demo page             ${urls.demo}`] : []),
+      `  Ingestion endpoint    POST ${urls.ingestion}`,
+      `  CDN agent (ESM)       ${urls.cdn_esm}`,
+      `  CDN agent (script)    ${urls.cdn_iife}`,
+      `  Server API            ${urls.server_api}/v4/events  (Authorization: Bearer <secret key>)`,
+      '',
+    ];
+    if (service.firstStart) {
+      lines.push(
+        'First start: created a workspace, an environment and these API keys (shown once; "tessera keys list" shows them again):',
+        `  Public key            ${bootstrap.publicKey}`,
+        `  Secret key            ${bootstrap.secretKey}`,
+        `  Management API key    ${bootstrap.managementKey}`,
+        '',
+      );
+    } else {
+      lines.push('Using the existing data ("tessera keys list" shows the API keys).', '');
+    }
+    io.out(lines.join('\n'));
+  }
+
+  // Graceful shutdown: stop accepting, finish in-flight requests, stop jobs, close DB/Redis.
+  await new Promise<void>((resolve) => {
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        service.ctx.logger.warn({ signal }, 'second signal: exiting immediately');
+        process.exit(1);
+      }
+      stopping = true;
+      service.ctx.logger.info({ signal }, 'shutting down');
+      service
+        .close()
+        .catch((err: unknown) => {
+          service.ctx.logger.error({ err }, 'shutdown failed');
+          process.exitCode = 1;
+        })
+        .finally(() => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          resolve();
+        });
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}

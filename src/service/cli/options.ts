@@ -1,0 +1,87 @@
+/**
+ * The CLI's options, once: each with its flag, environment variable, default and help text.
+ * `--help`, the argument parser and the README table all come from this list.
+ */
+import { DEFAULT_CONFIG, type ServiceConfig } from '../config.js';
+
+export interface OptionSpec {
+  flag: string;
+  short?: string;
+  env?: string;
+  kind: 'string' | 'integer' | 'boolean';
+  /** Shown in the help; `undefined` means "not set". */
+  defaultText?: string;
+  help: string;
+  /** The ServiceConfig field it sets, for the service options. */
+  config?: keyof ServiceConfig;
+}
+
+export const SERVICE_OPTIONS: OptionSpec[] = [
+  { flag: 'port', short: 'p', env: 'TESSERA_PORT', kind: 'integer', defaultText: String(DEFAULT_CONFIG.port), help: 'HTTP port (0 picks a free port)', config: 'port' },
+  { flag: 'host', env: 'TESSERA_HOST', kind: 'string', defaultText: DEFAULT_CONFIG.host, help: 'interface to listen on (0.0.0.0 for all)', config: 'host' },
+  { flag: 'data-dir', env: 'TESSERA_DATA_DIR', kind: 'string', defaultText: DEFAULT_CONFIG.dataDir, help: 'directory of the embedded SQLite database', config: 'dataDir' },
+  { flag: 'database-url', env: 'DATABASE_URL', kind: 'string', help: 'postgres://user:pass@host:5432/db: use PostgreSQL instead of SQLite (several instances may share it)', config: 'databaseUrl' },
+  { flag: 'redis-url', env: 'REDIS_URL', kind: 'string', help: 'redis://host:6379: keep rate-limit counters in Redis, shared by all instances', config: 'redisUrl' },
+  { flag: 'redis-key-prefix', env: 'TESSERA_REDIS_KEY_PREFIX', kind: 'string', defaultText: DEFAULT_CONFIG.redisKeyPrefix, help: 'prefix of every Redis key', config: 'redisKeyPrefix' },
+  { flag: 'region', env: 'TESSERA_REGION', kind: 'string', defaultText: DEFAULT_CONFIG.region, help: "this service's region: us, eu or ap (workspaces of another region get wrong_region)", config: 'region' },
+  { flag: 'retention-days', env: 'TESSERA_RETENTION_DAYS', kind: 'integer', defaultText: String(DEFAULT_CONFIG.retentionDays), help: 'events older than this are purged', config: 'retentionDays' },
+  { flag: 'log-level', env: 'TESSERA_LOG_LEVEL', kind: 'string', defaultText: DEFAULT_CONFIG.logLevel, help: 'fatal, error, warn, info, debug, trace or silent', config: 'logLevel' },
+  { flag: 'trust-proxy', env: 'TESSERA_TRUST_PROXY', kind: 'boolean', defaultText: 'false', help: 'behind a reverse proxy: take client IP, protocol and host from X-Forwarded-* headers', config: 'trustProxy' },
+  { flag: 'public-url', env: 'TESSERA_PUBLIC_URL', kind: 'string', help: 'origin pages reach the service at (baked into the CDN agent); default: taken from each request', config: 'publicUrl' },
+  { flag: 'no-demo', env: 'TESSERA_NO_DEMO', kind: 'boolean', defaultText: 'false', help: 'do not serve the demo page at / (and its /demo/events route)' },
+];
+
+export const KEY_OPTIONS: OptionSpec[] = [
+  { flag: 'type', kind: 'string', help: 'keys create/list: public, secret, proxy or management' },
+  { flag: 'name', kind: 'string', help: 'keys create: a name (3 to 255 characters)' },
+  { flag: 'description', kind: 'string', help: 'keys create: an optional description' },
+  { flag: 'environment', kind: 'string', help: 'keys create: environment ID (default: the default environment for public keys)' },
+  { flag: 'rate-limit', kind: 'integer', help: 'keys create: requests per second (default: by type)' },
+];
+
+export const GENERAL_OPTIONS: OptionSpec[] = [
+  { flag: 'json', kind: 'boolean', help: 'machine-readable JSON output' },
+  { flag: 'help', short: 'h', kind: 'boolean', help: 'show this help' },
+  { flag: 'version', short: 'v', kind: 'boolean', help: 'print the version' },
+];
+
+export const ALL_OPTIONS = [...SERVICE_OPTIONS, ...KEY_OPTIONS, ...GENERAL_OPTIONS];
+
+const TRUE_WORDS = ['1', 'true', 'yes', 'on'];
+const FALSE_WORDS = ['0', 'false', 'no', 'off', ''];
+
+/** A flag's value from the command line or, failing that, its environment variable. */
+export function optionValue(
+  spec: OptionSpec,
+  values: Record<string, string | boolean | undefined>,
+  env: NodeJS.ProcessEnv,
+): string | number | boolean | undefined {
+  const raw = values[spec.flag] ?? (spec.env ? env[spec.env] : undefined);
+  if (raw === undefined) return undefined;
+  const source = values[spec.flag] !== undefined ? `--${spec.flag}` : spec.env!;
+  if (spec.kind === 'boolean') {
+    if (typeof raw === 'boolean') return raw;
+    const word = raw.trim().toLowerCase();
+    if (TRUE_WORDS.includes(word)) return true;
+    if (FALSE_WORDS.includes(word)) return false;
+    throw new Error(`${source} must be true or false (got "${raw}")`);
+  }
+  if (spec.kind === 'integer') {
+    const text = String(raw).trim();
+    if (!/^\d+$/.test(text)) throw new Error(`${source} must be a non-negative integer (got "${raw}")`);
+    return Number(text);
+  }
+  return String(raw);
+}
+
+/** The ServiceConfig the flags and environment describe (unset options keep the defaults). */
+export function serviceConfigFrom(values: Record<string, string | boolean | undefined>, env: NodeJS.ProcessEnv): ServiceConfig {
+  const config: Record<string, unknown> = {};
+  for (const spec of SERVICE_OPTIONS) {
+    const value = optionValue(spec, values, env);
+    if (value === undefined) continue;
+    if (spec.config) config[spec.config] = value;
+    if (spec.flag === 'no-demo') config.demo = !value;
+  }
+  return config as ServiceConfig;
+}
