@@ -43,7 +43,7 @@ export function parseOptions(o: StartOptions | undefined, cdn?: CdnDefaults): Co
   const list = given === undefined ? [] : typeof given == 'string' ? [given] : given;
   if (!Array.isArray(list) || (given !== undefined && !list.length)) fail('endpoints_misconfigured');
   for (const e of list as unknown[]) if (!isEndpoint(e)) fail('invalid_endpoint');
-  const endpoints = list as string[];
+  const endpoints = [...(list as string[])];
   if (!noDefault || !endpoints.length) endpoints.push(cdn ? cdn[1] : REGION_ENDPOINTS[region as Region]);
 
   const prefix = opts.storageKeyPrefix ?? '_vid_';

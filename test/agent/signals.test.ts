@@ -1,0 +1,270 @@
+/**
+ * One test (or more) per signal source, in happy-dom. Where happy-dom lacks a browser feature
+ * (canvas, WebGL, audio, fonts) the test checks that the source reports it as unsupported; the
+ * real values are checked in Chromium by e2e/agent/signals.test.ts.
+ */
+import { afterEach, describe, expect, test } from 'vitest';
+import { SOURCES } from '../../src/agent/signals/index.js';
+
+const w = window as unknown as Record<string, unknown>;
+const own: [object, string][] = [];
+/** Gives `obj` an own value for `key` that shadows the environment's, undone after the test. */
+function define(obj: object, key: string, value: unknown) {
+  Object.defineProperty(obj, key, { value, configurable: true, writable: true });
+  own.push([obj, key]);
+}
+afterEach(() => {
+  for (const [obj, key] of own.splice(0)) delete (obj as Record<string, unknown>)[key];
+});
+
+/** A matchMedia that matches exactly the given "feature:value" pairs. */
+const mediaWith = (matching: string[]) =>
+  define(window, 'matchMedia', (q: string) => ({ matches: matching.includes(q.slice(1, -1).replace(/\s/g, '')) }));
+
+const run = async <K extends keyof typeof SOURCES>(k: K) => (SOURCES[k] as () => unknown)();
+
+describe('navigator values', () => {
+  test('user_agent, platform, vendor, hardware_concurrency are read as they are', async () => {
+    define(navigator, 'platform', 'MacIntel');
+    define(navigator, 'vendor', 'Apple Computer, Inc.');
+    define(navigator, 'hardwareConcurrency', 12);
+    expect(await run('user_agent')).toBe(navigator.userAgent);
+    expect(await run('platform')).toBe('MacIntel');
+    expect(await run('vendor')).toBe('Apple Computer, Inc.');
+    expect(await run('hardware_concurrency')).toBe(12);
+  });
+
+  test('device_memory: the value, or unsupported', async () => {
+    expect(await run('device_memory')).toBeUndefined();
+    define(navigator, 'deviceMemory', 8);
+    expect(await run('device_memory')).toBe(8);
+  });
+
+  test('languages: navigator.languages, or [navigator.language] when empty', async () => {
+    define(navigator, 'languages', ['fr-CA', 'fr', 'en']);
+    expect(await run('languages')).toEqual(['fr-CA', 'fr', 'en']);
+    define(navigator, 'languages', []);
+    define(navigator, 'language', 'de-DE');
+    expect(await run('languages')).toEqual(['de-DE']);
+  });
+
+  test('vendor_flavors: browser globals present, sorted', async () => {
+    define(window, 'safari', {});
+    define(window, 'chrome', {});
+    expect(await run('vendor_flavors')).toEqual(['chrome', 'safari']);
+  });
+
+  test('ua_data: brands without versions or the rotating "Not A Brand"', async () => {
+    expect(await run('ua_data')).toBeUndefined();
+    define(navigator, 'userAgentData', {
+      brands: [
+        { brand: 'Google Chrome', version: '131' },
+        { brand: 'Not_A Brand', version: '24' },
+        { brand: 'Chromium', version: '131' },
+      ],
+      mobile: false,
+      platform: 'Windows',
+    });
+    expect(await run('ua_data')).toEqual({ brands: ['Chromium', 'Google Chrome'], mobile: false, platform: 'Windows' });
+  });
+
+  test('plugins: names, sorted', async () => {
+    define(navigator, 'plugins', [{ name: 'PDF Viewer' }, { name: 'Chrome PDF Viewer' }]);
+    expect(await run('plugins')).toEqual(['Chrome PDF Viewer', 'PDF Viewer']);
+  });
+
+  test('pdf_viewer_enabled', async () => {
+    define(navigator, 'pdfViewerEnabled', true);
+    expect(await run('pdf_viewer_enabled')).toBe(true);
+  });
+
+  test('touch', async () => {
+    define(navigator, 'maxTouchPoints', 5);
+    define(window, 'ontouchstart', null);
+    expect(await run('touch')).toMatchObject({ max_touch_points: 5, touch_start: true, touch_event: expect.any(Boolean) });
+  });
+});
+
+describe('time zone', () => {
+  const tz = process.env.TZ;
+  afterEach(() => {
+    process.env.TZ = tz;
+  });
+  test.each([
+    ['America/New_York', 300],
+    ['Asia/Tokyo', -540],
+    ['Australia/Sydney', -600],
+    ['UTC', 0],
+  ])('%s: name and DST-independent offset %d', async (zone, offset) => {
+    process.env.TZ = zone;
+    expect(await run('timezone')).toBe(zone);
+    expect(await run('timezone_offset')).toBe(offset);
+  });
+});
+
+test('screen: larger side first, pixel ratio rounded', async () => {
+  define(screen, 'width', 412);
+  define(screen, 'height', 915);
+  define(screen, 'colorDepth', 30);
+  define(window, 'devicePixelRatio', 2.625);
+  expect(await run('screen')).toEqual({ width: 915, height: 412, color_depth: 30, pixel_ratio: 2.63 });
+  define(screen, 'width', 915);
+  define(screen, 'height', 412);
+  expect(await run('screen')).toMatchObject({ width: 915, height: 412 });
+});
+
+describe('media features', () => {
+  test('color_gamut picks the widest match', async () => {
+    mediaWith(['color-gamut:srgb', 'color-gamut:p3']);
+    expect(await run('color_gamut')).toBe('p3');
+    mediaWith([]);
+    expect(await run('color_gamut')).toBeUndefined();
+  });
+
+  test.each([
+    ['no-preference', 0],
+    ['more', 1],
+    ['less', -1],
+    ['custom', 10],
+  ])('contrast %s -> %d', async (v, n) => {
+    mediaWith([`prefers-contrast:${v}`]);
+    expect(await run('contrast')).toBe(n);
+  });
+
+  test.each([
+    ['reduced_motion', 'prefers-reduced-motion', 'reduce', 'no-preference'],
+    ['reduced_transparency', 'prefers-reduced-transparency', 'reduce', 'no-preference'],
+    ['forced_colors', 'forced-colors', 'active', 'none'],
+    ['inverted_colors', 'inverted-colors', 'inverted', 'none'],
+    ['hdr', 'dynamic-range', 'high', 'standard'],
+  ] as const)('%s: true, false, or unsupported', async (name, feature, on, off) => {
+    mediaWith([`${feature}:${on}`]);
+    expect(await run(name)).toBe(true);
+    mediaWith([`${feature}:${off}`]);
+    expect(await run(name)).toBe(false);
+    mediaWith([]);
+    expect(await run(name)).toBeUndefined();
+  });
+
+  test('color_scheme', async () => {
+    mediaWith(['prefers-color-scheme:dark']);
+    expect(await run('color_scheme')).toBe('dark');
+    mediaWith(['prefers-color-scheme:light']);
+    expect(await run('color_scheme')).toBe('light');
+  });
+
+  test('monochrome: bits per pixel, 0 for color, unsupported', async () => {
+    mediaWith(['min-monochrome:0', 'max-monochrome:0']);
+    expect(await run('monochrome')).toBe(0);
+    mediaWith(['min-monochrome:0', ...Array.from({ length: 100 }, (_, i) => `max-monochrome:${i + 8}`)]);
+    expect(await run('monochrome')).toBe(8);
+    mediaWith([]);
+    expect(await run('monochrome')).toBeUndefined();
+  });
+});
+
+test('math: a stable URL-safe SHA-256', async () => {
+  const a = await run('math');
+  expect(a).toMatch(/^[\w-]{43}$/);
+  expect(await run('math')).toBe(a);
+});
+
+test('architecture: the NaN top byte of this CPU', async () => {
+  expect(await run('architecture')).toBe(process.arch.startsWith('arm') ? 127 : 255);
+});
+
+test('storage: availability of each storage', async () => {
+  expect(await run('storage')).toEqual({
+    session_storage: true,
+    local_storage: true,
+    indexed_db: typeof indexedDB != 'undefined',
+    open_database: false,
+    cookies: navigator.cookieEnabled,
+  });
+  define(window, 'openDatabase', () => null);
+  Object.defineProperty(window, 'localStorage', {
+    get() {
+      throw new DOMException('denied', 'SecurityError');
+    },
+    configurable: true,
+  });
+  own.push([window, 'localStorage']);
+  expect(await run('storage')).toMatchObject({ local_storage: false, open_database: true });
+});
+
+test('apple_pay: -1 absent, 1/0 from canMakePayments, -2 when it throws', async () => {
+  expect(await run('apple_pay')).toBe(-1);
+  define(window, 'ApplePaySession', { canMakePayments: () => true });
+  expect(await run('apple_pay')).toBe(1);
+  define(window, 'ApplePaySession', { canMakePayments: () => false });
+  expect(await run('apple_pay')).toBe(0);
+  define(window, 'ApplePaySession', {
+    canMakePayments: () => {
+      throw new Error('insecure');
+    },
+  });
+  expect(await run('apple_pay')).toBe(-2);
+});
+
+describe('rendering sources report unsupported without canvas, WebGL or audio (happy-dom has none)', () => {
+  test.each(['canvas', 'webgl', 'audio', 'fonts', 'font_preferences'] as const)('%s', async (name) => {
+    expect(await run(name)).toBeUndefined();
+  });
+});
+
+describe('smart-signal inputs', () => {
+  test('automation: webdriver flag, headless UA, automation globals and attributes', async () => {
+    define(navigator, 'webdriver', false); // happy-dom says true
+    expect(await run('automation')).toEqual({ webdriver: false, headless_ua: false, globals: [] });
+    define(navigator, 'webdriver', true);
+    define(navigator, 'userAgent', 'Mozilla/5.0 (X11; Linux x86_64) HeadlessChrome/131.0.0.0 Safari/537.36');
+    define(window, '__nightmare', {});
+    // ChromeDriver assigns its cache key as a plain (enumerable) property.
+    (document as unknown as Record<string, unknown>).$cdc_asdjflasutopfhvcZLmcfl_ = {};
+    own.push([document, '$cdc_asdjflasutopfhvcZLmcfl_']);
+    document.documentElement.setAttribute('selenium', '');
+    try {
+      expect(await run('automation')).toEqual({
+        webdriver: true,
+        headless_ua: true,
+        globals: ['__nightmare', 'selenium', '$cdc_asdjflasutopfhvcZLmcfl_'],
+      });
+    } finally {
+      document.documentElement.removeAttribute('selenium');
+    }
+  });
+
+  test('incognito: Chromium quota heuristic', async () => {
+    expect(await run('incognito')).toEqual({ likely: false, method: 'none' });
+    define(performance, 'memory', { jsHeapSizeLimit: 4096 * 1048576 });
+    define(navigator, 'storage', { estimate: async () => ({ quota: 2000 * 1048576 }) });
+    expect(await run('incognito')).toEqual({ likely: true, method: 'quota', quota_mb: 2000 });
+    define(navigator, 'storage', { estimate: async () => ({ quota: 300000 * 1048576 }) });
+    expect(await run('incognito')).toEqual({ likely: false, method: 'quota', quota_mb: 300000 });
+  });
+
+  test('incognito: Safari refuses the private file system', async () => {
+    define(navigator, 'storage', { getDirectory: () => Promise.reject(new Error('UnknownError: unknown transient reason')) });
+    expect(await run('incognito')).toEqual({ likely: true, method: 'opfs' });
+    define(navigator, 'storage', { getDirectory: async () => ({}) });
+    expect(await run('incognito')).toEqual({ likely: false, method: 'opfs' });
+  });
+
+  test('developer_tools: a docked pane makes the window much larger than the viewport', async () => {
+    expect(await run('developer_tools')).toBe(false);
+    define(window, 'outerWidth', innerWidth + 400);
+    expect(await run('developer_tools')).toBe(true);
+  });
+
+  test('tampering: UA/platform mismatch and replaced built-ins', async () => {
+    define(navigator, 'userAgent', 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) Chrome/131.0.0.0');
+    define(navigator, 'platform', 'Win32');
+    const honest = (await run('tampering')) as { ua_platform_mismatch: boolean; overridden_natives: string[]; canvas_mismatch: boolean };
+    expect(honest).toMatchObject({ ua_platform_mismatch: false, canvas_mismatch: false });
+    define(navigator, 'platform', 'MacIntel');
+    expect(await run('tampering')).toMatchObject({ ua_platform_mismatch: true });
+    // happy-dom's built-ins are JavaScript, so they count as replaced; Chromium's are native (e2e).
+    expect(honest.overridden_natives).toContain('HTMLCanvasElement.toDataURL');
+    expect(honest.overridden_natives).not.toContain('Function.toString');
+  });
+});
