@@ -19,6 +19,9 @@ export async function demoRoutes(app: FastifyInstance, opts: { ctx: ServiceConte
     reply.header('Cache-Control', 'no-store').type('text/html; charset=utf-8').send(html),
   );
 
+  // Browsers ask for it on every page; a 204 keeps their consoles clean.
+  app.get('/favicon.ico', async (_request, reply) => reply.code(204).header('Cache-Control', 'public, max-age=86400').send());
+
   app.get<{ Querystring: { visitor_id?: string } }>(
     '/demo/events',
     { schema: { querystring: { type: 'object', properties: { visitor_id: { type: 'string', minLength: 1, maxLength: 128 } }, required: ['visitor_id'] } } },

@@ -75,7 +75,8 @@ export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: Service
     }
     const limit = await ctx.rateLimiter.consume(`ingest:${key.id}`, key.rate_limit, 1);
     if (!limit.allowed) {
-      return sendIngestionError(reply, 'too_many_requests', 'too many requests').header('Retry-After', String(limit.retryAfterSeconds));
+      void reply.header('Retry-After', String(limit.retryAfterSeconds));
+      return sendIngestionError(reply, 'too_many_requests', 'too many requests');
     }
     if (key.region !== ctx.config.region) {
       return sendIngestionError(reply, 'wrong_region', `wrong region: the workspace is in "${key.region}", this service serves "${ctx.config.region}"`);
