@@ -97,21 +97,21 @@ export async function executeScheduledDeletions(db: Kysely<Database>, now: numbe
     .orderBy('requested_at', 'asc')
     .limit(batch)
     .execute();
+  // Each step is idempotent, so a pass interrupted midway is simply redone by the next one.
+  // (No wrapping transaction: deleteVisitorIdentity runs its own.)
   for (const deletion of pending) {
-    await db.transaction().execute(async (trx) => {
-      const deleted = await trx
-        .deleteFrom('events')
-        .where('workspace_id', '=', deletion.workspace_id)
-        .where('visitor_id', '=', deletion.visitor_id)
-        .where('timestamp', '>=', deletion.requested_at - DELETION_EVENT_WINDOW_MS)
-        .executeTakeFirst();
-      await deleteVisitorIdentity(trx, deletion.workspace_id, deletion.visitor_id);
-      await trx
-        .updateTable('visitor_deletions')
-        .set({ status: 'done', completed_at: now, deleted_events: Number(deleted.numDeletedRows) })
-        .where('id', '=', deletion.id)
-        .execute();
-    });
+    const deleted = await db
+      .deleteFrom('events')
+      .where('workspace_id', '=', deletion.workspace_id)
+      .where('visitor_id', '=', deletion.visitor_id)
+      .where('timestamp', '>=', deletion.requested_at - DELETION_EVENT_WINDOW_MS)
+      .executeTakeFirst();
+    await deleteVisitorIdentity(db, deletion.workspace_id, deletion.visitor_id);
+    await db
+      .updateTable('visitor_deletions')
+      .set({ status: 'done', completed_at: now, deleted_events: Number(deleted.numDeletedRows) })
+      .where('id', '=', deletion.id)
+      .execute();
   }
   return pending.length;
 }
