@@ -43,7 +43,7 @@ describe.each(ENGINES)('Server API authentication (%s)', (engine) => {
 
   it.each(ENDPOINTS)('$name: missing or empty key -> 403 required', async ({ method, path, style }) => {
     expectError(await call(t, method, path, { auth: 'none' }), style, 'required');
-    const header = style === 'v4' ? { Authorization: 'Bearer ' } : { 'Auth-API-Key': '' };
+    const header: Record<string, string> = style === 'v4' ? { Authorization: 'Bearer ' } : { 'Auth-API-Key': '' };
     expectError(await call(t, method, path, { auth: 'none', headers: header }), style, 'required');
   });
 
