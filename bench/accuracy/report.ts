@@ -1,0 +1,205 @@
+/**
+ * Turns a simulation result into the accuracy report: metrics of the service and of both
+ * baselines overall, per cohort and per visit condition, confidence calibration, and the
+ * targets of issue 5. Pure: callers print or write it.
+ */
+import { computeMetrics, indexStream, type AccuracyMetrics, type VisitOutcome } from './metrics.js';
+import type { SimulationResult, VisitRecord } from './simulate.js';
+
+export const TARGETS = {
+  reidentificationRate: 0.995,
+  mergedIdShare: 0.001,
+  calibrationGapPoints: 5,
+  /** Bins with fewer visits are shown but not judged: their observed rate is noise. */
+  calibrationMinVisits: 200,
+} as const;
+
+export type MethodName = 'service' | 'exactHash' | 'cookieOnly';
+export const METHOD_LABELS: Record<MethodName, string> = { service: 'Tessera service', exactHash: 'Exact hash (open-source style)', cookieOnly: 'Cookie only' };
+
+export interface CohortFigures {
+  browsers: number;
+  visits: number;
+  methods: Record<MethodName, { reidentificationRate: number; foreignVisitShare: number; mergedIdShare: number; idsPerBrowserMean: number; trackingMedianDays: number }>;
+}
+
+export interface AccuracyReport {
+  scenario: { seed: string; browsers: number; days: number; concurrency: number; visits: number; devices: number; offices: number; households: number };
+  wallSeconds: number;
+  visitsPerSecond: number;
+  errors: Record<string, number>;
+  methods: Record<MethodName, AccuracyMetrics>;
+  cohorts: Record<string, CohortFigures>;
+  networks: Record<string, { visits: number; serviceReidentificationRate: number }>;
+  targets: {
+    reidentification: { target: number; value: number; met: boolean };
+    falseMerges: { target: number; value: number; met: boolean };
+    calibration: { targetPoints: number; worstGapPoints: number | null; judgedBins: number; met: boolean };
+  };
+}
+
+function outcomes(records: readonly VisitRecord[], method: MethodName): VisitOutcome[] {
+  return records.map((r) => ({
+    browser: r.browser,
+    t: r.t,
+    condition: r.condition,
+    id: method === 'service' ? r.serviceId : method === 'exactHash' ? r.exactId : r.cookieId,
+    ...(method === 'service' && r.score !== undefined ? { score: r.score } : {}),
+  }));
+}
+
+/** Browsers whose exact fingerprint was at some point shared with another browser. */
+export function fingerprintTwins(records: readonly VisitRecord[]): Set<number> {
+  const browsersOf = new Map<string, Set<number>>();
+  for (const r of records) {
+    let s = browsersOf.get(r.exactId);
+    if (!s) browsersOf.set(r.exactId, (s = new Set()));
+    s.add(r.browser);
+  }
+  const twins = new Set<number>();
+  for (const s of browsersOf.values()) if (s.size > 1) for (const b of s) twins.add(b);
+  return twins;
+}
+
+export function buildReport(result: SimulationResult, options: { seed: string; days: number; concurrency: number }): AccuracyReport {
+  const { population, records } = result;
+  const methods = {} as Record<MethodName, AccuracyMetrics>;
+  const streams = {} as Record<MethodName, { visits: VisitOutcome[]; index: ReturnType<typeof indexStream> }>;
+  for (const m of ['service', 'exactHash', 'cookieOnly'] as MethodName[]) {
+    const visits = outcomes(records, m);
+    const index = indexStream(visits);
+    streams[m] = { visits, index };
+    methods[m] = computeMetrics(visits, { index });
+  }
+
+  const cohortMembers = new Map<string, Set<number>>();
+  for (const b of population.browsers) {
+    for (const c of ['all', ...b.cohorts]) {
+      let s = cohortMembers.get(c);
+      if (!s) cohortMembers.set(c, (s = new Set()));
+      s.add(b.index);
+    }
+  }
+  cohortMembers.set('fingerprint-twin', fingerprintTwins(records));
+  const cohorts: Record<string, CohortFigures> = {};
+  for (const [name, members] of cohortMembers) {
+    const figures = {} as CohortFigures['methods'];
+    let browsers = 0;
+    let visits = 0;
+    for (const m of ['service', 'exactHash', 'cookieOnly'] as MethodName[]) {
+      const mm = computeMetrics(streams[m].visits, { include: (b) => members.has(b), index: streams[m].index });
+      browsers = mm.browsers;
+      visits = mm.visits;
+      figures[m] = {
+        reidentificationRate: mm.reidentificationRate, foreignVisitShare: mm.foreignVisitShare, mergedIdShare: mm.mergedIdShare,
+        idsPerBrowserMean: mm.idsPerBrowser.mean, trackingMedianDays: mm.tracking.medianDays,
+      };
+    }
+    cohorts[name] = { browsers, visits, methods: figures };
+  }
+
+  // Re-identification of returning visits by the network the visit came from.
+  const networks: AccuracyReport['networks'] = {};
+  const firstSeen = new Set<number>();
+  const original = streams.service.index.original;
+  const tally = new Map<string, { visits: number; hits: number }>();
+  for (const r of [...records].sort((a, b) => a.t - b.t)) {
+    if (r.serviceId === null) continue;
+    if (!firstSeen.has(r.browser)) { firstSeen.add(r.browser); continue; }
+    const t = tally.get(r.network) ?? { visits: 0, hits: 0 };
+    t.visits++;
+    if (r.serviceId === original.get(r.browser)) t.hits++;
+    tally.set(r.network, t);
+  }
+  for (const [k, t] of tally) networks[k] = { visits: t.visits, serviceReidentificationRate: t.visits ? t.hits / t.visits : 0 };
+
+  const service = methods.service;
+  const judged = (service.calibration ?? []).filter((b) => b.visits >= TARGETS.calibrationMinVisits);
+  const worstGap = judged.length ? Math.max(...judged.map((b) => b.gapPoints)) : null;
+  return {
+    scenario: {
+      seed: options.seed, browsers: population.browsers.length, days: options.days, concurrency: options.concurrency,
+      visits: records.length, devices: population.devices.length, offices: population.offices.length, households: population.households.length,
+    },
+    wallSeconds: result.wallSeconds,
+    visitsPerSecond: records.length / Math.max(result.wallSeconds, 1e-9),
+    errors: result.errors,
+    methods,
+    cohorts,
+    networks,
+    targets: {
+      reidentification: { target: TARGETS.reidentificationRate, value: service.reidentificationRate, met: service.reidentificationRate >= TARGETS.reidentificationRate },
+      falseMerges: { target: TARGETS.mergedIdShare, value: service.mergedIdShare, met: service.mergedIdShare < TARGETS.mergedIdShare },
+      calibration: { targetPoints: TARGETS.calibrationGapPoints, worstGapPoints: worstGap, judgedBins: judged.length, met: worstGap !== null && worstGap <= TARGETS.calibrationGapPoints },
+    },
+  };
+}
+
+const pct = (x: number, digits = 2) => `${(x * 100).toFixed(digits)}%`;
+const num = (x: number, digits = 1) => x.toFixed(digits);
+
+function row(cells: (string | number)[]): string {
+  return `| ${cells.join(' | ')} |`;
+}
+
+/** The report as Markdown (printed to the console and embedded in BENCHMARKS.md). */
+export function reportMarkdown(r: AccuracyReport): string {
+  const m = r.methods;
+  const names: MethodName[] = ['service', 'exactHash', 'cookieOnly'];
+  const lines: string[] = [];
+  const s = r.scenario;
+  lines.push(`Scenario: ${s.browsers.toLocaleString('en-US')} browsers on ${s.devices.toLocaleString('en-US')} devices (${s.households.toLocaleString('en-US')} households, ${s.offices} offices of identical machines), ${s.days} simulated days, seed \`${s.seed}\`: ${s.visits.toLocaleString('en-US')} visits sent over HTTP in ${num(r.wallSeconds, 0)} s (${num(r.visitsPerSecond, 0)} visits/s, concurrency ${s.concurrency}).`);
+  const errorCount = Object.values(r.errors).reduce((a, b) => a + b, 0);
+  lines.push(errorCount ? `Failed requests: ${Object.entries(r.errors).map(([k, v]) => `${k} × ${v}`).join(', ')} (excluded from the figures below).` : 'Failed requests: none.');
+  lines.push('');
+  lines.push(row(['', ...names.map((n) => METHOD_LABELS[n])]));
+  lines.push(row(['---', ...names.map(() => '---:')]));
+  const metricRows: [string, (x: (typeof m)[MethodName]) => string][] = [
+    ['Re-identification (returning visits with the original ID)', (x) => pct(x.reidentificationRate)],
+    ['IDs holding more than one browser (false merges)', (x) => `${pct(x.mergedIdShare, 3)} (${x.mergedIds})`],
+    ['Visits attributed to another browser', (x) => pct(x.foreignVisitShare, 3)],
+    ['IDs per browser: mean / p90 / max', (x) => `${num(x.idsPerBrowser.mean, 2)} / ${x.idsPerBrowser.p90} / ${x.idsPerBrowser.max}`],
+    ['Browsers that kept one ID', (x) => pct(x.idsPerBrowser.singleIdShare, 1)],
+    ['Tracking duration, days: median / p90 / mean', (x) => `${num(x.tracking.medianDays)} / ${num(x.tracking.p90Days)} / ${num(x.tracking.meanDays)}`],
+    ['Distinct IDs issued', (x) => x.ids.toLocaleString('en-US')],
+  ];
+  for (const [label, f] of metricRows) lines.push(row([label, ...names.map((n) => f(m[n]))]));
+  lines.push('');
+  lines.push(`Tracking duration is over the ${m.service.tracking.browsers.toLocaleString('en-US')} browsers with at least two visits, observed ${num(m.service.tracking.meanObservedDays)} days on average (first to last visit).`);
+  lines.push('');
+  lines.push('Re-identification by visit condition (first visits: share that got a new ID of their own):');
+  lines.push('');
+  lines.push(row(['Condition', 'Visits', ...names.map((n) => METHOD_LABELS[n])]));
+  lines.push(row(['---', '---:', ...names.map(() => '---:')]));
+  for (const c of ['first-visit', 'with-token', 'storage-lost', 'private'] as const) {
+    const v = m.service.byCondition[c];
+    if (!v) continue;
+    lines.push(row([c, v.visits.toLocaleString('en-US'), ...names.map((n) => pct(m[n].byCondition[c]?.rate ?? 0))]));
+  }
+  lines.push('');
+  lines.push('By cohort (a browser can be in several): re-identification / visits attributed to another browser:');
+  lines.push('');
+  lines.push(row(['Cohort', 'Browsers', 'Visits', ...names.map((n) => METHOD_LABELS[n])]));
+  lines.push(row(['---', '---:', '---:', ...names.map(() => '---:')]));
+  for (const [name, c] of Object.entries(r.cohorts).sort((a, b) => (a[0] === 'all' ? -1 : b[0] === 'all' ? 1 : b[1].browsers - a[1].browsers))) {
+    lines.push(row([name, c.browsers.toLocaleString('en-US'), c.visits.toLocaleString('en-US'), ...names.map((n) => `${pct(c.methods[n].reidentificationRate)} / ${pct(c.methods[n].foreignVisitShare, 2)}`)]));
+  }
+  lines.push('');
+  lines.push('Service re-identification of returning visits by network: ' + Object.entries(r.networks).sort((a, b) => b[1].visits - a[1].visits)
+    .map(([k, v]) => `${k} ${pct(v.serviceReidentificationRate)} (${v.visits.toLocaleString('en-US')})`).join(', ') + '.');
+  lines.push('');
+  if (m.service.calibration) {
+    lines.push('Confidence calibration of the service (wrong = not the browser\'s own original ID):');
+    lines.push('');
+    lines.push(row(['Score bin', 'Visits', 'Predicted wrong', 'Observed wrong', 'Gap (points)']));
+    lines.push(row(['---', '---:', '---:', '---:', '---:']));
+    for (const b of m.service.calibration) {
+      lines.push(row([`[${b.from.toFixed(2)}, ${b.to.toFixed(2)}${b.to >= 1 ? ']' : ')'}`, b.visits.toLocaleString('en-US'), pct(b.predictedWrong), pct(b.observedWrong), b.visits ? num(b.gapPoints, 2) : '–']));
+    }
+    lines.push('');
+  }
+  const t = r.targets;
+  const mark = (ok: boolean) => (ok ? 'met' : '**missed**');
+  lines.push(`Targets (issue 5): re-identification ≥ ${pct(t.reidentification.target, 1)}: ${pct(t.reidentification.value)} ${mark(t.reidentification.met)}; false merges < ${pct(t.falseMerges.target, 1)} of IDs: ${pct(t.falseMerges.value, 3)} ${mark(t.falseMerges.met)}; calibration within ${t.calibration.targetPoints} points in every bin with ≥ ${TARGETS.calibrationMinVisits} visits: worst ${t.calibration.worstGapPoints === null ? 'n/a' : num(t.calibration.worstGapPoints, 2)} over ${t.calibration.judgedBins} bins ${mark(t.calibration.met)}.`);
+  return lines.join('\n');
+}

@@ -1,0 +1,40 @@
+/**
+ * `npm run bench:accuracy [-- --browsers N --days D --seed S --concurrency C --quick]`
+ * Simulates the population, runs it through the real service, prints the report and writes
+ * bench/.out/accuracy.json. Default: 20,000 browsers over 90 simulated days; --quick: 2,000
+ * browsers over 30 days.
+ */
+import { parseArgs } from 'node:util';
+import { writeBenchOutput } from '../bench-output.js';
+import { buildReport, reportMarkdown } from './report.js';
+import { runSimulation } from './simulate.js';
+
+const { values } = parseArgs({
+  options: {
+    browsers: { type: 'string' },
+    days: { type: 'string' },
+    seed: { type: 'string', default: 'tessera-1' },
+    concurrency: { type: 'string', default: '16' },
+    quick: { type: 'boolean', default: false },
+  },
+});
+
+const browsers = Number(values.browsers ?? (values.quick ? 2000 : 20000));
+const days = Number(values.days ?? (values.quick ? 30 : 90));
+const concurrency = Number(values.concurrency);
+const seed = values.seed as string;
+for (const [name, v] of Object.entries({ browsers, days, concurrency })) {
+  if (!Number.isInteger(v) || v <= 0) throw new Error(`--${name} must be a positive integer`);
+}
+
+console.log(`Accuracy benchmark: ${browsers} browsers, ${days} days, seed ${seed}, concurrency ${concurrency}`);
+const result = await runSimulation({
+  seed, browsers, days, concurrency,
+  onProgress: (done, total) => process.stderr.write(`  ${done}/${total} visits\r`),
+});
+process.stderr.write('\n');
+const report = buildReport(result, { seed, days, concurrency });
+const markdown = reportMarkdown(report);
+console.log(markdown);
+const file = writeBenchOutput({ name: 'accuracy', title: 'Identification accuracy', markdown, figures: report });
+console.log(`\nwrote ${file}`);
