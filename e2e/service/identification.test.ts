@@ -1,0 +1,109 @@
+/**
+ * The product promise, end to end: the demo page of the real service, in real Chromium,
+ * keeps one visitor ID through reloads, cookie clearing, clearing all site storage, a second
+ * browser context and a browser upgrade, and gives another device a different ID.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { devices, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import { startTestService, type TestService } from '../../test/helpers/test-service.js';
+import { launchChromium } from '../helpers/chromium.js';
+
+let service: TestService;
+let browser: Browser;
+const contexts: BrowserContext[] = [];
+
+beforeAll(async () => {
+  service = await startTestService();
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await service?.close();
+});
+
+async function newPage(options: BrowserContextOptions = {}): Promise<Page> {
+  const context = await browser.newContext(options);
+  contexts.push(context);
+  return context.newPage();
+}
+
+/** Loads (or reloads) the demo page and reads what it shows once identification is done. */
+async function identify(page: Page, reload = false): Promise<{ visitorId: string; found: string }> {
+  if (reload) await page.reload();
+  else await page.goto(`${service.url}/`);
+  const handle = await page.waitForFunction(() => {
+    const text = document.getElementById('visitor-id')?.textContent ?? '';
+    return text !== '' && text !== 'identifying…' ? text : null;
+  });
+  const visitorId = (await handle.jsonValue()) as string;
+  const error = await page.locator('#error').textContent();
+  expect(visitorId, `demo page failed: ${error}`).toMatch(/^[A-Za-z0-9]{20}$/);
+  const found = (await page.locator('#visitor-found').textContent()) ?? '';
+  return { visitorId, found };
+}
+
+async function storedEventCount(): Promise<number> {
+  const row = await service.service.ctx.db
+    .selectFrom('events')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+describe('the demo page in real Chromium', () => {
+  let original = '';
+  let page: Page;
+
+  it('shows a new visitor ID on the first visit and stores the event', async () => {
+    const before = await storedEventCount();
+    page = await newPage();
+    const first = await identify(page);
+    original = first.visitorId;
+    expect(first.found).toMatch(/^no/);
+    expect(await storedEventCount()).toBe(before + 1);
+    // The demo lists the events of this visitor, the one just made among them.
+    await page.waitForFunction(() => (document.getElementById('events')?.textContent ?? '').includes('.'));
+  });
+
+  it('keeps the ID after a reload', async () => {
+    const again = await identify(page, true);
+    expect(again.visitorId).toBe(original);
+    expect(again.found).toBe('yes');
+  });
+
+  it('keeps the ID after clearing cookies only (the token survives in the other storages)', async () => {
+    await page.context().clearCookies();
+    expect((await identify(page, true)).visitorId).toBe(original);
+  });
+
+  it('keeps the ID after clearing all site storage (matched by signals)', async () => {
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Storage.clearDataForOrigin', { origin: new URL(service.url).origin, storageTypes: 'all' });
+    await page.context().clearCookies();
+    await cdp.detach();
+    expect(await page.evaluate(() => document.cookie + localStorage.length)).toBe('0');
+    expect((await identify(page, true)).visitorId).toBe(original);
+  });
+
+  it('gives a second browser context of the same browser the same ID', async () => {
+    const other = await newPage();
+    expect((await identify(other)).visitorId).toBe(original);
+  });
+
+  it('keeps the ID across a browser upgrade (a newer version in the user agent)', async () => {
+    const userAgent = await page.evaluate(() => navigator.userAgent);
+    const upgraded = userAgent.replace(/Chrome\/(\d+)\.[\d.]+/, (_m, major: string) => `Chrome/${Number(major) + 1}.0.0.0`);
+    expect(upgraded).not.toBe(userAgent);
+    const other = await newPage({ userAgent: upgraded });
+    expect(await other.evaluate(() => navigator.userAgent)).toBe(upgraded);
+    expect((await identify(other)).visitorId).toBe(original);
+  });
+
+  it('gives a context that emulates another device a different ID', async () => {
+    const phone = await newPage({ ...devices['Pixel 7'], locale: 'de-DE', timezoneId: 'Europe/Berlin' });
+    const result = await identify(phone);
+    expect(result.visitorId).not.toBe(original);
+    expect(result.found).toMatch(/^no/);
+  });
+});
