@@ -44,6 +44,10 @@ export function openDatabase(opts: { dataDir: string; databaseUrl?: string; pool
             : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
       },
     });
+    // An idle connection can fail (server restart, database dropped while closing); pg-pool
+    // then emits 'error', which would crash the process without a listener. The pool drops
+    // that connection and opens a new one on the next query.
+    pool.on('error', () => undefined);
     return {
       db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
       engine: 'postgres',
