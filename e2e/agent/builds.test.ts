@@ -6,7 +6,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { startTestService, type TestService } from '../../test/helpers/test-service.js';
-import { recordRequests, startAndGet } from './helpers/agent-page.js';
+import { ok, recordRequests, startAndGet } from './helpers/agent-page.js';
 import { launchChromium } from './helpers/browser.js';
 import { deadEndpoint, startPageServer, type PageServer } from './helpers/page-server.js';
 
@@ -39,31 +39,26 @@ describe('loading the agent', () => {
   test('IIFE by script tag: the global Tessera identifies the visitor and the event is stored', async () => {
     await page.goto(`${site.origin}/landing?load=iife`);
     const [r] = await startAndGet(page, { apiKey: svc.keys.publicKey, endpoints: svc.url }, { linkedId: 'user-1', tags: { plan: 'pro' } });
-    expect(r).toMatchObject({ ok: true, visitor_found: false, sealed_result: null });
-    if (!r!.ok) throw new Error('unreachable');
-    expect(r!.visitor_id).toMatch(/\S{8,}/);
-    expect('cache_hit' in r!).toBe(false);
-    const row = await storedEvent(r!.event_id);
-    expect(row).toMatchObject({ visitor_id: r!.visitor_id, linked_id: 'user-1', url: `${site.origin}/landing?load=iife`, sdk_platform: 'js' });
+    const res = ok(r);
+    expect(res).toMatchObject({ visitor_found: false, sealed_result: null });
+    expect(res.visitor_id).toMatch(/\S{8,}/);
+    expect('cache_hit' in res).toBe(false);
+    const row = await storedEvent(res.event_id);
+    expect(row).toMatchObject({ visitor_id: res.visitor_id, linked_id: 'user-1', url: `${site.origin}/landing?load=iife`, sdk_platform: 'js' });
     expect(JSON.parse(row!.payload)).toMatchObject({ tags: { plan: 'pro' } });
   });
 
   test('ESM build by import in a module script; the same browser keeps its visitor ID', async () => {
     await page.goto(`${site.origin}/esm?load=esm`);
     const [a, b] = await startAndGet(page, { apiKey: svc.keys.publicKey, endpoints: svc.url }, {}, { gets: 2 });
-    expect(a).toMatchObject({ ok: true });
-    expect(b).toMatchObject({ ok: true, visitor_found: true });
-    if (!a!.ok || !b!.ok) throw new Error('unreachable');
-    expect(b!.visitor_id).toBe(a!.visitor_id);
-    expect(b!.event_id).not.toBe(a!.event_id);
+    expect(ok(b)).toMatchObject({ visitor_found: true, visitor_id: ok(a).visitor_id });
+    expect(ok(b).event_id).not.toBe(ok(a).event_id);
   });
 
   test.each(['cdn-iife', 'cdn-esm'])('the service CDN route (%s) needs no options', async (load) => {
     await page.goto(`${site.origin}/cdn?load=${load}&svc=${encodeURIComponent(svc.url)}&key=${svc.keys.publicKey}`);
     const [r] = await startAndGet(page, {});
-    expect(r).toMatchObject({ ok: true });
-    if (!r!.ok) throw new Error('unreachable');
-    expect(await storedEvent(r!.event_id)).toBeDefined();
+    expect(await storedEvent(ok(r).event_id)).toBeDefined();
   });
 });
 
