@@ -217,6 +217,33 @@ async function start(config: ServiceConfig, values: Values, io: Io): Promise<voi
     await service.close();
     throw err;
   }
+  // Graceful shutdown: stop accepting, finish in-flight requests, stop jobs, close DB/Redis.
+  // Installed before the report is printed: a supervisor may signal as soon as it reads it.
+  const stopped = new Promise<void>((resolve) => {
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        service.ctx.logger.warn({ signal }, 'second signal: exiting immediately');
+        process.exit(1);
+      }
+      stopping = true;
+      service.ctx.logger.info({ signal }, 'shutting down');
+      service
+        .close()
+        .catch((err: unknown) => {
+          service.ctx.logger.error({ err }, 'shutdown failed');
+          process.exitCode = 1;
+        })
+        .finally(() => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          resolve();
+        });
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+
   const base = service.ctx.config.publicUrl ?? url;
   const { bootstrap } = service;
   const urls = {
@@ -265,29 +292,5 @@ async function start(config: ServiceConfig, values: Values, io: Io): Promise<voi
     io.out(lines.join('\n'));
   }
 
-  // Graceful shutdown: stop accepting, finish in-flight requests, stop jobs, close DB/Redis.
-  await new Promise<void>((resolve) => {
-    let stopping = false;
-    const stop = (signal: NodeJS.Signals) => {
-      if (stopping) {
-        service.ctx.logger.warn({ signal }, 'second signal: exiting immediately');
-        process.exit(1);
-      }
-      stopping = true;
-      service.ctx.logger.info({ signal }, 'shutting down');
-      service
-        .close()
-        .catch((err: unknown) => {
-          service.ctx.logger.error({ err }, 'shutdown failed');
-          process.exitCode = 1;
-        })
-        .finally(() => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          resolve();
-        });
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  await stopped;
 }
