@@ -1,0 +1,92 @@
+/**
+ * Every signal source in real Chromium: values of the right shape, large values hashed, the
+ * same values on a second collection, and the tampering inputs reacting to a page script
+ * that replaces a canvas built-in.
+ */
+import type { Browser, BrowserContext } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from 'vitest';
+import type { IdentifyRequest } from '../../src/protocol/index.js';
+import { SOURCES } from '../../src/agent/signals/index.js';
+import { startTestService, type TestService } from '../../test/helpers/test-service.js';
+import { get, ok, recordRequests, startAgent } from './helpers/agent-page.js';
+import { launchChromium } from './helpers/browser.js';
+import { startPageServer, type PageServer } from './helpers/page-server.js';
+
+let svc: TestService;
+let site: PageServer;
+let browser: Browser;
+let context: BrowserContext;
+
+beforeAll(async () => {
+  [svc, site, browser] = await Promise.all([startTestService(), startPageServer(), launchChromium()]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await site?.close();
+  await svc?.close();
+});
+beforeEach(async () => {
+  context = await browser.newContext();
+});
+afterEach(async () => {
+  await context.close();
+});
+
+const HASH = /^[\w-]{43}$/;
+
+/** Two identifications from a fresh page; returns the two request bodies. */
+async function collectTwice(initScript?: string): Promise<IdentifyRequest[]> {
+  const page = await context.newPage();
+  if (initScript) await page.addInitScript(initScript);
+  await page.goto(`${site.origin}/signals`);
+  const sent = recordRequests(page);
+  await startAgent(page, { apiKey: svc.keys.publicKey, endpoints: svc.url });
+  ok(await get(page));
+  ok(await get(page));
+  return sent;
+}
+
+test('every source yields a value or a named error, large values are hashes, and values are stable', async () => {
+  const [first, second] = await collectTwice();
+  const { signals, signal_errors: errors = {} } = first!;
+  for (const name of Object.keys(SOURCES)) expect(name in signals || name in errors, name).toBe(true);
+  // Headless Chromium on Linux lacks only these features.
+  expect(Object.keys(errors).filter((k) => !['inverted_colors', 'device_memory'].includes(k))).toEqual([]);
+  expect(signals.canvas).toEqual({ winding: true, geometry: expect.stringMatching(HASH), text: expect.stringMatching(HASH) });
+  expect(signals.canvas!.geometry).not.toBe(signals.canvas!.text);
+  expect(signals.webgl).toMatchObject({ vendor: expect.any(String), renderer: expect.any(String), params: expect.stringMatching(HASH), extensions: expect.stringMatching(HASH) });
+  expect(signals.audio).toMatch(/^\d+\.\d+$/);
+  expect(signals.math).toMatch(HASH);
+  expect(signals.font_preferences).toMatch(HASH);
+  expect(signals.fonts!.length).toBeGreaterThan(0);
+  expect(signals.screen).toEqual({ width: 1280, height: 720, color_depth: 24, pixel_ratio: 1 });
+  expect(signals.ua_data).toMatchObject({ brands: expect.arrayContaining(['Chromium']), mobile: false, platform: 'Linux' });
+  expect(signals.ua_data!.brands.join()).not.toMatch(/\d/);
+  expect(signals.architecture).toBe(process.arch.startsWith('arm') ? 127 : 255);
+  expect(signals.automation).toMatchObject({ webdriver: true, headless_ua: true });
+  expect(signals.tampering).toEqual({ canvas_mismatch: false, ua_platform_mismatch: false, overridden_natives: [] });
+  expect(JSON.stringify(first!.signals).length).toBeLessThan(4000); // nothing raw and large
+  expect(second!.signals).toEqual(first!.signals);
+});
+
+test('tampering: a page script that replaces and noises canvas reading is detected', async () => {
+  const [sent] = await collectTwice(`
+    const real = HTMLCanvasElement.prototype.toDataURL;
+    HTMLCanvasElement.prototype.toDataURL = function () {
+      const x = this.getContext('2d');
+      x.fillStyle = 'rgba(1,2,3,0.01)';
+      x.fillRect(Math.random() * 10, 0, 1, 1);
+      return real.apply(this, arguments);
+    };
+  `);
+  expect(sent!.signals.tampering).toMatchObject({ canvas_mismatch: true, overridden_natives: ['HTMLCanvasElement.toDataURL'] });
+});
+
+test('an emulated phone: touch and a rotation-independent, rounded screen', async () => {
+  await context.close();
+  context = await browser.newContext({ viewport: { width: 412, height: 915 }, screen: { width: 412, height: 915 }, deviceScaleFactor: 2.625, isMobile: true, hasTouch: true });
+  const [sent] = await collectTwice();
+  expect(sent!.signals.screen).toEqual({ width: 915, height: 412, color_depth: 24, pixel_ratio: 2.63 });
+  expect(sent!.signals.touch).toMatchObject({ touch_event: true, touch_start: true });
+  expect(sent!.signals.touch!.max_touch_points).toBeGreaterThan(0);
+});
