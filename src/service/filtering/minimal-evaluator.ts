@@ -51,7 +51,7 @@ function stringVar(varText: string, headerLiteral: string | undefined): (r: Rule
   return (r) => r[key];
 }
 
-function cidrBlock(cidr: string): BlockList | undefined {
+function cidrBlock(cidr: string): { list: BlockList; type: 'ipv4' | 'ipv6' } | undefined {
   const [network, prefixText] = cidr.split('/');
   if (!network) return undefined;
   const type = isIPv4(network) ? 'ipv4' : isIPv6(network) ? 'ipv6' : undefined;
@@ -61,7 +61,7 @@ function cidrBlock(cidr: string): BlockList | undefined {
   if (!Number.isInteger(prefix) || prefix < 0 || prefix > max) return undefined;
   const list = new BlockList();
   list.addSubnet(network, prefix, type);
-  return list;
+  return { list, type };
 }
 
 /** Compiles an expression of the subset, or returns undefined when it is outside it. */
@@ -80,7 +80,8 @@ export function compileMinimal(expression: string): Compiled | undefined {
     return (r) => {
       const ip = r['http.request.ip'];
       const type = isIPv4(ip) ? 'ipv4' : isIPv6(ip) ? 'ipv6' : undefined;
-      const inside = type ? block.check(ip, type) : false;
+      // Node's BlockList would see IPv4 inside IPv6 networks (mapped addresses); networks match their own family only.
+      const inside = type === block.type ? block.list.check(ip, type) : false;
       return negate ? !inside : inside;
     };
   }
