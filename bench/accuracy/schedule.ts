@@ -87,7 +87,8 @@ export function planBrowserVisits(seed: string, b: SimBrowser, days: number): Pl
     const isPrivate = r.chance(b.privateShare);
     if (!isPrivate && b.engine === 'webkit' && lastNormalVisit > -Infinity && start - lastNormalVisit > ITP_CAP_MS) generation++;
     const jar = isPrivate ? `${b.index}:p${session}` : `${b.index}:n${generation}`;
-    const count = 1 + Math.min(5, r.geometric(0.6));
+    // Identify calls per session: mostly one (a login, a checkout), sometimes a few page views.
+    const count = 1 + Math.min(4, r.geometric(0.75));
     let t = start;
     for (let i = 0; i < count; i++) {
       if (i > 0) t += Math.round(r.uniform(20_000, 360_000));
