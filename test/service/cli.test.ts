@@ -35,17 +35,21 @@ function run(args: string[], env: Record<string, string> = {}): Promise<{ code: 
   });
 }
 
-/** Starts `tessera start --json`, resolves with its first output line (the start report). */
-async function startService(args: string[]) {
-  const child = spawn(process.execPath, [BIN, 'start', '--port', '0', '--json', '--log-level', 'silent', ...args]);
+/** Starts `tessera start --json`, resolves with its start report (the JSON line with `urls`). */
+async function startService(args: string[], logLevel = 'silent') {
+  const child = spawn(process.execPath, [BIN, 'start', '--port', '0', '--json', '--log-level', logLevel, ...args]);
   let stderr = '';
+  const lines: string[] = [];
   child.stderr.on('data', (d) => (stderr += d));
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  const firstLine = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout }).once('line', resolve);
+  const reportLine = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      lines.push(line);
+      if (line.includes('"urls"')) resolve(line);
+    });
     child.on('close', () => reject(new Error(`tessera start exited early: ${stderr}`)));
   });
-  return { report: JSON.parse(firstLine), stop: () => (child.kill('SIGTERM'), exited) };
+  return { report: JSON.parse(reportLine), stdout: () => lines.join('\n'), stop: () => (child.kill('SIGTERM'), exited) };
 }
 
 describe('tessera CLI', () => {
@@ -138,5 +142,25 @@ describe('tessera CLI', () => {
     } finally {
       expect(await second.stop()).toBe(0);
     }
+  });
+
+  it('never logs keys or visitor tokens, even at debug level', async () => {
+    const service = await startService(['--data-dir', tempDir()], 'debug');
+    const { keys, url } = service.report;
+    let token: string;
+    try {
+      const first = await postIdentify(url, identifyRequest(keys.public));
+      token = first.json.token;
+      await postIdentify(url, identifyRequest(keys.public, { token }));
+      await fetch(`${url}/v4/events?limit=1`, { headers: { Authorization: `Bearer ${keys.secret}` } });
+      await fetch(`${url}/visitors/someone?api_key=${keys.secret}`);
+      await fetch(`${url}/visitors/someone`, { headers: { 'Auth-API-Key': keys.management } });
+    } finally {
+      expect(await service.stop()).toBe(0);
+    }
+    const logs = service.stdout().split('\n').filter((line) => !line.includes('"urls"'));
+    expect(logs.some((line) => line.includes('"reqId"'))).toBe(true); // requests were logged, with ids
+    const text = logs.join('\n');
+    for (const secret of [keys.secret, keys.management, token!]) expect(text).not.toContain(secret);
   });
 });
