@@ -64,6 +64,9 @@ export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: Service
     const now = ctx.clock();
     const ip = normaliseIp(request.ip);
 
+    if (body.tags !== undefined && Buffer.byteLength(JSON.stringify(body.tags)) > MAX_TAGS_JSON_BYTES) {
+      return sendIngestionError(reply, 'request_cannot_be_parsed', `invalid request: tags exceed ${MAX_TAGS_JSON_BYTES} bytes of JSON`);
+    }
     if (!body.api_key) return sendIngestionError(reply, 'public_api_key_required', 'public API key is missing or empty');
     const key = await findApiKeyWithRegion(ctx.db, body.api_key);
     // A secret or management key in a page is refused like an unknown one: it must not work there.
@@ -80,9 +83,6 @@ export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: Service
     }
     if (key.region !== ctx.config.region) {
       return sendIngestionError(reply, 'wrong_region', `wrong region: the workspace is in "${key.region}", this service serves "${ctx.config.region}"`);
-    }
-    if (body.tags !== undefined && Buffer.byteLength(JSON.stringify(body.tags)) > MAX_TAGS_JSON_BYTES) {
-      return sendIngestionError(reply, 'request_cannot_be_parsed', `invalid request: tags exceed ${MAX_TAGS_JSON_BYTES} bytes of JSON`);
     }
 
     const environmentId = key.environment_id;
