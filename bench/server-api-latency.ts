@@ -1,0 +1,256 @@
+/**
+ * Server API latency with 1,000,000 stored events across 100,000 visitors, on SQLite and on
+ * PostgreSQL: p50/p99 over HTTP of v4 search by visitor_id (7-day window), v4 get-event and
+ * the v3 visitor lookup, next to a peer measured in the same run on the same database: a bare
+ * Fastify route doing one primary-key SELECT (no auth, no rate limit, no mapping).
+ *
+ *   npm run bench:server-api                     # both engines
+ *   BENCH_ENGINES=sqlite BENCH_EVENTS=200000 npm run bench:server-api
+ *
+ * Load comes from a closed-loop generator in a worker thread, so it does not share the
+ * service's event loop. Target (issue 4): p99 under 20 ms on both engines.
+ */
+import { Worker } from 'node:worker_threads';
+import Fastify from 'fastify';
+import { sql } from 'kysely';
+import type { V4Event } from '../src/events/v4-event.js';
+import { createService, type Service } from '../src/service/index.js';
+import { findApiKeyByToken, setApiKeyRateLimit } from '../src/service/store/api-keys.js';
+import { eventColumns } from '../src/service/store/events.js';
+import { randomString } from '../src/service/store/ids.js';
+import { createTestDatabase, type Engine } from '../test/helpers/test-service.js';
+import { writeBenchOutput } from './bench-output.js';
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
+const VISITORS = Number(process.env.BENCH_VISITORS ?? 100_000);
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 9);
+const ROUNDS = 3;
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 4);
+const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',') as Engine[];
+
+const DAY = 24 * 60 * 60 * 1000;
+const NOW = Date.UTC(2026, 0, 15, 12);
+/** Events spread over the last 30 days, so a 7-day window holds about a quarter of them. */
+const SPAN = 30 * DAY;
+const ROWS_PER_INSERT = 1000;
+const INSERTS_PER_TRANSACTION = 10;
+
+function benchEvent(timestamp: number, visitorId: string, environmentId: string, n: number): V4Event {
+  const ip = `198.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+  return {
+    event_id: `${timestamp}.${randomString(6)}`,
+    timestamp,
+    environment_id: environmentId,
+    suspect: false,
+    url: `https://shop.example/products/${n % 5000}`,
+    ip_address: ip,
+    user_agent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/129.0.0.0 Safari/537.36',
+    device: 'Other',
+    os: 'Linux',
+    os_version: '',
+    sdk: { platform: 'js', version: '0.1.0' },
+    identification: {
+      visitor_id: visitorId,
+      confidence: { score: 0.99, version: '1' },
+      visitor_found: true,
+      first_seen_at: timestamp - 3 * DAY,
+      last_seen_at: timestamp - 60_000,
+    },
+    browser_details: {
+      browser_name: 'Chrome',
+      browser_major_version: '129',
+      browser_full_version: '129.0.0.0',
+      os: 'Linux',
+      os_version: '',
+      device: 'Other',
+    },
+    bot: 'not_detected',
+    incognito: n % 17 === 0,
+    developer_tools: false,
+    privacy_settings: false,
+    virtual_machine: false,
+    tampering: false,
+    vpn: n % 23 === 0,
+    suspect_score: n % 7,
+    ip_info: { v4: { address: ip, asn: '64500', asn_name: 'Example Net', asn_network: '198.0.0.0/8', datacenter_result: false } },
+  };
+}
+
+/** Seeds through the store's own row mapping, in multi-row inserts inside transactions. */
+async function seed(service: Service): Promise<{ visitors: string[]; eventIds: string[] }> {
+  const { db } = service.ctx;
+  const { workspaceId, environmentId } = service.bootstrap;
+  const visitors = Array.from({ length: VISITORS }, () => randomString(20));
+  const eventIds: string[] = [];
+  const started = performance.now();
+  let n = 0;
+  while (n < EVENTS) {
+    await db.transaction().execute(async (trx) => {
+      for (let b = 0; b < INSERTS_PER_TRANSACTION && n < EVENTS; b++) {
+        const rows = [];
+        for (let i = 0; i < ROWS_PER_INSERT && n < EVENTS; i++, n++) {
+          // Time order, as ingestion writes them; visitors interleave at random.
+          const timestamp = NOW - SPAN + Math.floor((n * SPAN) / EVENTS);
+          const visitor = visitors[Math.floor(Math.random() * VISITORS)]!;
+          const event = benchEvent(timestamp, visitor, environmentId, n);
+          if (n % 97 === 0) eventIds.push(event.event_id);
+          rows.push(eventColumns(event, { workspaceId, environmentId }));
+        }
+        await trx.insertInto('events').values(rows).execute();
+      }
+    });
+    if (n % 100_000 === 0) process.stdout.write(`  seeded ${n.toLocaleString('en')} events\r`);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  console.log(`  seeded ${EVENTS.toLocaleString('en')} events in ${seconds.toFixed(1)} s (${Math.round(EVENTS / seconds).toLocaleString('en')}/s)`);
+  return { visitors, eventIds };
+}
+
+interface Latency {
+  p50: number;
+  p99: number;
+  rps: number;
+  errors: number;
+}
+
+interface Samples {
+  latencies: number[];
+  errors: number;
+  seconds: number;
+}
+
+/**
+ * A closed-loop load generator in a worker thread (its own event loop, so it does not queue
+ * behind the service): `connections` keep-alive connections, each sending the next request as
+ * soon as the previous answer arrived, to a random path of `paths`. Latencies in ms.
+ */
+function load(url: string, paths: string[], headers: Record<string, string>, seconds: number): Promise<Samples> {
+  const code = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    const http = require('node:http');
+    const { url, paths, headers, seconds, connections } = workerData;
+    const target = new URL(url);
+    const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+    const latencies = [];
+    let errors = 0;
+    const deadline = performance.now() + seconds * 1000;
+    const once = () => new Promise((resolve) => {
+      const path = paths[Math.floor(Math.random() * paths.length)];
+      const started = performance.now();
+      const req = http.request({ host: target.hostname, port: target.port, path, headers, agent }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          latencies.push(performance.now() - started);
+          if (res.statusCode !== 200) errors++;
+          resolve();
+        });
+      });
+      req.on('error', () => { errors++; resolve(); });
+      req.end();
+    });
+    const connection = async () => { while (performance.now() < deadline) await once(); };
+    Promise.all(Array.from({ length: connections }, connection)).then(() => {
+      agent.destroy();
+      parentPort.postMessage({ latencies, errors, seconds });
+    });
+  `;
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(code, { eval: true, workerData: { url, paths, headers, seconds, connections: CONNECTIONS } });
+    worker.once('message', (m: Samples) => {
+      resolve(m);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+  });
+}
+
+function summarise(samples: Samples[]): Latency {
+  const all = samples.flatMap((s) => s.latencies).sort((a, b) => a - b);
+  const q = (p: number) => all[Math.min(all.length - 1, Math.floor(p * all.length))] ?? NaN;
+  const seconds = samples.reduce((sum, s) => sum + s.seconds, 0);
+  return { p50: q(0.5), p99: q(0.99), rps: all.length / seconds, errors: samples.reduce((sum, s) => sum + s.errors, 0) };
+}
+
+const pick = <T>(list: T[], count: number): T[] => Array.from({ length: count }, () => list[Math.floor(Math.random() * list.length)]!);
+
+async function runEngine(engine: Engine): Promise<Record<string, Latency>> {
+  console.log(`\n${engine}: ${EVENTS.toLocaleString('en')} events, ${VISITORS.toLocaleString('en')} visitors`);
+  const database = await createTestDatabase(engine);
+  const service = await createService({ ...database.config, port: 0, logLevel: 'silent', clock: () => NOW });
+  const peer = Fastify();
+  try {
+    const { visitors, eventIds } = await seed(service);
+    const { db } = service.ctx;
+    // Fresh statistics (and, on PostgreSQL, set hint bits and the visibility map), as a running
+    // installation would have after autovacuum.
+    if (engine === 'postgres') await sql`VACUUM ANALYZE events`.execute(db);
+    else await sql`ANALYZE`.execute(db);
+
+    const key = await findApiKeyByToken(db, service.bootstrap.secretKey);
+    await setApiKeyRateLimit(db, key!.id, 1_000_000);
+    const url = await service.listen();
+
+    peer.get<{ Params: { id: string } }>('/peer/:id', async (request) => {
+      const row = await db.selectFrom('events').select('payload').where('event_id', '=', request.params.id).executeTakeFirst();
+      return row?.payload ?? '';
+    });
+    const peerUrl = await peer.listen({ port: 0, host: '127.0.0.1' });
+
+    const v4 = { Authorization: `Bearer ${service.bootstrap.secretKey}` };
+    const v3 = { 'Auth-API-Key': service.bootstrap.secretKey };
+    const start = NOW - 7 * DAY;
+    const scenarios: [string, string, string[], Record<string, string>][] = [
+      ['v4 search by visitor_id, 7-day window', url, pick(visitors, 20_000).map((v) => `/v4/events?visitor_id=${v}&start=${start}&end=${NOW}`), v4],
+      ['v4 get event', url, pick(eventIds, 20_000).map((id) => `/v4/events/${id}`), v4],
+      ['v3 visitor lookup (GET /visitors/:id)', url, pick(visitors, 20_000).map((v) => `/visitors/${v}`), v3],
+      ['peer: bare Fastify + primary-key SELECT', peerUrl, pick(eventIds, 20_000).map((id) => `/peer/${id}`), {}],
+    ];
+    // Scenarios take turns in rounds, so load from other processes on this machine hits
+    // Tessera and the peer alike.
+    const samples = new Map<string, Samples[]>(scenarios.map(([name]) => [name, []]));
+    for (const [, base, paths, headers] of scenarios) await load(base, paths, headers, 1); // warm-up
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [name, base, paths, headers] of scenarios) {
+        samples.get(name)!.push(await load(base, paths, headers, DURATION_S / ROUNDS));
+      }
+    }
+    const results: Record<string, Latency> = {};
+    for (const [name] of scenarios) {
+      const r = (results[name] = summarise(samples.get(name)!));
+      console.log(`  ${name.padEnd(42)} p50 ${r.p50.toFixed(2).padStart(6)} ms  p99 ${r.p99.toFixed(2).padStart(6)} ms  ${Math.round(r.rps).toString().padStart(6)} req/s${r.errors ? `  errors ${r.errors}` : ''}`);
+    }
+    return results;
+  } finally {
+    await peer.close();
+    await service.close();
+    await database.drop();
+  }
+}
+
+async function main(): Promise<void> {
+  console.log(`Server API latency: ${CONNECTIONS} connections, ${DURATION_S} s per scenario, Node ${process.version}`);
+  const all: Record<string, Record<string, Latency>> = {};
+  for (const engine of ENGINES) all[engine] = await runEngine(engine);
+
+  const names = Object.keys(Object.values(all)[0] ?? {});
+  const header = `| Scenario | ${ENGINES.map((e) => `${e} p50 / p99 (ms) | ${e} req/s`).join(' | ')} |`;
+  const rule = `|---|${ENGINES.map(() => '---|---').join('|')}|`;
+  const rows = names.map(
+    (name) => `| ${name} | ${ENGINES.map((e) => `${all[e]![name]!.p50.toFixed(2)} / ${all[e]![name]!.p99.toFixed(2)} | ${Math.round(all[e]![name]!.rps)}`).join(' | ')} |`,
+  );
+  const markdown = [
+    `${EVENTS.toLocaleString('en')} events across ${VISITORS.toLocaleString('en')} visitors (30 days), ${CONNECTIONS} concurrent connections, ${DURATION_S} s per scenario, over HTTP on one machine. Target: p99 < 20 ms.`,
+    '',
+    header,
+    rule,
+    ...rows,
+  ].join('\n');
+  console.log(`\n${markdown}\n`);
+  const file = writeBenchOutput({ name: 'server-api-latency', title: 'Server API latency', markdown, figures: all });
+  console.log(`written ${file}`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
