@@ -2,12 +2,15 @@
  * Velocity counters of a new event: how much this visitor, IP and linked_id did in the last
  * 5 minutes, hour and day. Three range scans over the (workspace, visitor|ip|linked_id,
  * timestamp) indexes, counting the stored events; the new event itself is added on top.
+ * Each scan reads at most VELOCITY_SCAN_LIMIT of the newest events, so a hot IP or visitor
+ * cannot make every request slower: counts saturate there.
  */
 import { type Kysely, sql } from 'kysely';
 import type { Velocity, Window3 } from '../../events/v4-event.js';
 import type { Database } from './schema.js';
 
 export const VELOCITY_WINDOWS_MS = { '5_minutes': 5 * 60_000, '1_hour': 60 * 60_000, '24_hours': 24 * 60 * 60_000 } as const;
+export const VELOCITY_SCAN_LIMIT = 5000;
 type WindowName = keyof typeof VELOCITY_WINDOWS_MS;
 const WINDOWS = Object.keys(VELOCITY_WINDOWS_MS) as WindowName[];
 
@@ -32,14 +35,17 @@ export async function computeVelocity(
       count(distinct case when timestamp >= ${since(w)} and ip_address <> ${ip} then ip_address end) as ${sql.ref(`ip_${w}`)},
       count(distinct case when timestamp >= ${since(w)} and linked_id <> ${linkedId} then linked_id end) as ${sql.ref(`lid_${w}`)}`,
   );
-  const visitor = await sql<Row>`select ${sql.join(visitorCols)} from events
-    where workspace_id = ${e.workspaceId} and visitor_id = ${e.visitorId} and timestamp >= ${from}`.execute(db);
+  const newest = (column: 'visitor_id' | 'ip_address' | 'linked_id', value: string) =>
+    sql`(select timestamp, ip_address, linked_id, visitor_id from events
+      where workspace_id = ${e.workspaceId} and ${sql.ref(column)} = ${value} and timestamp >= ${from}
+      order by timestamp desc limit ${VELOCITY_SCAN_LIMIT}) as recent`;
+  const visitor = await sql<Row>`select ${sql.join(visitorCols)} from ${newest('visitor_id', e.visitorId)}`.execute(db);
 
   const ipRow = ip
     ? (
         await sql<Row>`select ${sql.join(
           WINDOWS.map((w) => sql`sum(case when timestamp >= ${since(w)} then 1 else 0 end) as ${sql.ref(`ev_${w}`)}`),
-        )} from events where workspace_id = ${e.workspaceId} and ip_address = ${ip} and timestamp >= ${from}`.execute(db)
+        )} from ${newest('ip_address', ip)}`.execute(db)
       ).rows[0]
     : undefined;
 
@@ -50,7 +56,7 @@ export async function computeVelocity(
             (w) => sql`count(distinct case when timestamp >= ${since(w)} and ip_address <> ${ip} then ip_address end) as ${sql.ref(`ip_${w}`)},
               count(distinct case when timestamp >= ${since(w)} and visitor_id <> ${e.visitorId} then visitor_id end) as ${sql.ref(`vid_${w}`)}`,
           ),
-        )} from events where workspace_id = ${e.workspaceId} and linked_id = ${linkedId} and timestamp >= ${from}`.execute(db)
+        )} from ${newest('linked_id', linkedId)}`.execute(db)
       ).rows[0]
     : undefined;
 
