@@ -57,6 +57,13 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   const population = generatePopulation({ seed: options.seed, browsers: options.browsers, days: options.days });
   const plan = planAllVisits(options.seed, population.browsers, options.days);
   const dataDir = mkdtempSync(join(tmpdir(), 'tessera-accuracy-'));
+  // An interrupted run (Ctrl-C, run-all's time limit) must not leave its database behind.
+  const removeDataAndExit = () => {
+    rmSync(dataDir, { recursive: true, force: true });
+    process.exit(130);
+  };
+  process.once('SIGINT', removeDataAndExit);
+  process.once('SIGTERM', removeDataAndExit);
   let simNow = SIM_START_MS;
   const service = await createService({ clock: () => simNow, trustProxy: true, port: 0, logLevel: 'silent', dataDir });
   const started = Date.now();
@@ -146,5 +153,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   } finally {
     await service.close();
     rmSync(dataDir, { recursive: true, force: true });
+    process.off('SIGINT', removeDataAndExit);
+    process.off('SIGTERM', removeDataAndExit);
   }
 }
