@@ -3,8 +3,9 @@
  * service's and CORS is real. It serves the agent builds from dist/agent under /dist/, and an
  * HTML page at every other path (so a test can open any URL, with any query and fragment):
  * `?load=iife` (default) loads the IIFE build with a script tag, `?load=esm` imports the ESM
- * build, `?load=cdn-iife&svc=<url>&key=<key>` loads the service's CDN route. A page sets
- * `window.loaded = true` once the agent is available as `window.Tessera`.
+ * build, `?load=cdn-iife&svc=<url>&key=<key>` loads the service's CDN route, and
+ * `?load=peer` loads the open-source peer (@fingerprintjs/fingerprintjs, global
+ * `FingerprintJS`) for benchmarks. A page sets `window.loaded = true` once its script is there.
  */
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -12,13 +13,16 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 
 const DIST = resolve(process.cwd(), 'dist/agent');
+const PEER_DIST = resolve(process.cwd(), 'node_modules/@fingerprintjs/fingerprintjs/dist');
 
 function page(url: URL): string {
   const load = url.searchParams.get('load') ?? 'iife';
   const svc = url.searchParams.get('svc');
   const key = url.searchParams.get('key');
   const body =
-    load === 'esm'
+    load === 'peer'
+      ? `<script src="/peer/fp.min.js"></script><script>window.loaded = typeof FingerprintJS == 'object';</script>`
+      : load === 'esm'
       ? `<script type="module">import * as T from '/dist/agent.esm.js'; window.Tessera = T; window.loaded = true;</script>`
       : load === 'cdn-esm'
         ? `<script type="module">const T = await import('${svc}/v4/${key}'); window.Tessera = T; window.loaded = true;</script>`
@@ -35,9 +39,10 @@ export interface PageServer {
 export async function startPageServer(): Promise<PageServer> {
   const server: Server = createServer(async (req, res) => {
     const url = new URL(req.url!, 'http://x');
-    if (url.pathname.startsWith('/dist/')) {
+    const dir = url.pathname.startsWith('/dist/') ? DIST : url.pathname.startsWith('/peer/') ? PEER_DIST : undefined;
+    if (dir) {
       try {
-        const js = await readFile(resolve(DIST, url.pathname.slice('/dist/'.length).replace(/[^\w.-]/g, '')));
+        const js = await readFile(resolve(dir, url.pathname.split('/').pop()!.replace(/[^\w.-]/g, '')));
         res.writeHead(200, { 'content-type': 'text/javascript' });
         return void res.end(js);
       } catch {
