@@ -1,7 +1,7 @@
 /** The pure matcher: scoring, drift tolerance, identical devices, tokens judged against signals. */
 import { describe, expect, it } from 'vitest';
 import type { Signals } from '../../src/protocol/index.js';
-import { extractFeatures, isDowngrade, networkKey, normaliseRenderer, stripVersions } from '../../src/service/identification/features.js';
+import { extractFeatures, isDowngrade, networkKeys, normaliseRenderer, stripVersions } from '../../src/service/identification/features.js';
 import {
   decideWithoutToken,
   judgeTokenVisit,
@@ -69,7 +69,7 @@ describe('normalisation', () => {
     expect(extractFeatures(windowsChrome())).toEqual(extractFeatures(windowsChrome()));
     const a = new Set(extractFeatures(windowsChrome()).blockingKeys);
     expect(extractFeatures(macSafari()).blockingKeys.filter((k) => a.has(k))).toHaveLength(0);
-    expect(networkKey(extractFeatures(iphone()), 'v4:1.2.3')).not.toBe(networkKey(extractFeatures(iphone()), 'v4:1.2.4'));
+    expect(networkKeys(extractFeatures(iphone()), 'v4:1.2.3')).not.toEqual(networkKeys(extractFeatures(iphone()), 'v4:1.2.4'));
   });
 
   it('keeps a drifted browser on at least one of its blocking keys', () => {

@@ -68,7 +68,7 @@ export const COMPONENT_NAMES = Object.keys(COMPONENTS) as ComponentName[];
 export const BLOCKING_KEYS: Record<string, readonly ComponentName[]> = {
   h: ['ua_family', 'platform', 'architecture', 'webgl_vendor', 'webgl_renderer', 'hardware_concurrency', 'device_memory', 'touch'],
   r: ['ua_family', 'canvas_geometry', 'audio', 'math', 'architecture'],
-  f: ['fonts', 'webgl_renderer', 'canvas_geometry', 'platform'],
+  f: ['fonts', 'webgl_renderer', 'platform', 'ua_family', 'touch', 'device_memory'],
   l: ['fonts', 'audio', 'hardware_concurrency', 'touch', 'webgl_params'],
 };
 
@@ -77,4 +77,4 @@ export const BLOCKING_KEYS: Record<string, readonly ComponentName[]> = {
  * look-alikes seen on this network however crowded the fingerprint is elsewhere, which is what
  * tells identical phones on different home networks apart.
  */
-export const NETWORK_KEY: readonly ComponentName[] = ['ua_family', 'platform', 'architecture', 'webgl_renderer', 'hardware_concurrency', 'touch'];
+export const NETWORK_KEY: readonly ComponentName[] = ['ua_family', 'platform', 'architecture', 'webgl_renderer', 'touch'];

@@ -116,10 +116,13 @@ export function extractFeatures(signals: Signals): Features {
   return { values: v, ...(fonts ? { fonts } : {}), exactHash, blockingKeys };
 }
 
-/** `n:<hash>` of the hardware class and the network prefix, or null without a network. */
-export function networkKey(features: Features, network: string | null): string | null {
-  if (!network) return null;
-  return `n:${shortHash([network, ...NETWORK_KEY.map((name) => features.values[name] ?? '')].join('\n'))}`;
+/**
+ * The network keys of a visit: `n:` the hardware class on this network (look-alikes seen here),
+ * and `p:` the network alone (only counted: how many visitors share it, home or carrier NAT).
+ */
+export function networkKeys(features: Features, network: string | null): string[] {
+  if (!network) return [];
+  return [`n:${shortHash([network, ...NETWORK_KEY.map((name) => features.values[name] ?? '')].join('\n'))}`, `p:${shortHash(network)}`];
 }
 
 /** The version numbers of a user agent, group by group: `OS 17_1 ... Version/17.1` -> [[17, 1], .., [17, 1], ..]. */

@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Confidence, Signals } from '../../protocol/index.js';
 import type { Database } from '../store/schema.js';
 import { randomString } from '../store/ids.js';
-import { extractFeatures, networkKey } from './features.js';
+import { extractFeatures, networkKeys } from './features.js';
 import {
   deleteVisitorRows,
   findCandidates,
@@ -54,8 +54,7 @@ export interface Identifier {
 
 /** The blocking keys of a visit: signal subsets, and the hardware class on this network. */
 function visitKeys(visit: VisitContext): string[] {
-  const n = networkKey(visit.features, visit.network);
-  return n ? [...visit.features.blockingKeys, n] : visit.features.blockingKeys;
+  return [...visit.features.blockingKeys, ...networkKeys(visit.features, visit.network)];
 }
 
 /** 20 characters [A-Za-z0-9], like the reference's visitor IDs. */

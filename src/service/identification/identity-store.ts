@@ -11,6 +11,11 @@ export type IdentificationDb = Kysely<IdentificationTables>;
 
 /** Visitors read per blocking key: bounds the work of one identification. */
 export const CANDIDATES_PER_KEY = 8;
+/**
+ * Visitors counted on the client's network (`p:` keys, never loaded as candidates): a home
+ * network holds a household's few browsers, a carrier NAT, office or VPN exit many more.
+ */
+export const NETWORK_COUNT_LIMIT = 16;
 /** Keys a visitor no longer produces are dropped after this long (so alternating values keep matching meanwhile). */
 export const STALE_KEY_MS = 30 * 24 * 3600 * 1000;
 
@@ -75,7 +80,7 @@ export async function findCandidates(
   if (keys.length === 0) return { candidates: [], crowding: {} };
   const parts = keys.map(
     (key, i) =>
-      sql`SELECT * FROM (SELECT "key", "visitor_id" FROM "visitor_keys" WHERE "workspace_id" = ${workspaceId} AND "key" = ${key} ORDER BY "last_seen_at" DESC LIMIT ${CANDIDATES_PER_KEY}) AS ${sql.raw(`k${i}`)}`,
+      sql`SELECT * FROM (SELECT "key", "visitor_id" FROM "visitor_keys" WHERE "workspace_id" = ${workspaceId} AND "key" = ${key} ORDER BY "last_seen_at" DESC LIMIT ${key.startsWith('p:') ? NETWORK_COUNT_LIMIT : CANDIDATES_PER_KEY}) AS ${sql.raw(`k${i}`)}`,
   );
   const { rows } = await sql<{ key: string; visitor_id: string }>`${sql.join(parts, sql` UNION ALL `)}`.execute(db);
   const crowding: KeyCrowding = {};
@@ -83,7 +88,7 @@ export async function findCandidates(
   for (const row of rows) {
     const kind = row.key.slice(0, row.key.indexOf(':'));
     crowding[kind] = (crowding[kind] ?? 0) + 1;
-    ids.add(row.visitor_id);
+    if (kind !== 'p') ids.add(row.visitor_id);
   }
   if (ids.size === 0) return { candidates: [], crowding };
   const visitors = await db

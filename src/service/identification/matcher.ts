@@ -64,11 +64,29 @@ export const MATCH = {
   strongScore: 34,
   /** Candidates within this of the best are indistinguishable look-alikes. */
   tieMargin: 6,
+  /** Penalty for a change of a component that already changed on this visitor. */
+  knownVariablePenalty: 0.5,
+  /** Visitors on one network from which on it is shared (carrier NAT, office, VPN), not a home. */
+  sharedNetworkVisitors: 12,
   /** Font sets at least this similar (Jaccard) count as the same set that gained or lost a font. */
   fontSimilarity: 0.8,
 };
 
 /** Jaccard similarity of two sorted, de-duplicated lists. */
+/** Confidence by evidence path: 1 - the observed share of wrong answers on that path (calibrated against bench/accuracy). */
+export const MATCH_CONFIDENCE = {
+  token: 0.995,
+  tokenDrifted: 0.9,
+  tokenOtherDevice: 0.5,
+  homeUnique: 0.98,
+  homeAmongLookalikes: 0.85,
+  homeSplitHealed: 0.8,
+  signalsOnly: 0.85,
+  sharedNetworkOnlyLookalike: 0.8,
+  newClear: 0.95,
+  newAmbiguous: 0.6,
+};
+
 export function jaccard(a: readonly string[], b: readonly string[]): number {
   if (a.length === 0 && b.length === 0) return 1;
   const setB = new Set(b);
@@ -100,7 +118,9 @@ export function scoreCandidate(visit: VisitContext, candidate: Candidate): Candi
         continue;
       }
     }
-    score -= spec.mismatch;
+    // A component this browser has already shown several values for (anti-fingerprinting noise,
+    // a monitor it keeps switching) says little when it changes again.
+    score -= !spec.veto && history.length >= 2 ? Math.min(spec.mismatch, MATCH.knownVariablePenalty) : spec.mismatch;
     contradictions.push(name);
     if (spec.veto) vetoed = true;
   }
@@ -159,11 +179,13 @@ function oneBrowser(group: readonly CandidateScore[]): boolean {
  * Decide a visit that brought no valid token.
  *
  * - No plausible candidate: a new visitor.
- * - Look-alikes (candidates within `tieMargin` of the best) seen on this network: one of them,
- *   or several that may be one split browser, is the answer; several proven-distinct browsers
- *   on one network (an office of identical machines) cannot be told apart: a new visitor.
- * - No look-alike on this network: a single, uncrowded and strong match is linked (a traveller,
- *   a VPN, a new home address); a crowded fingerprint is not (identical devices elsewhere).
+ * - On a private network (few visitors seen there: a home), look-alikes (candidates within
+ *   `tieMargin` of the best) seen on this network decide: one of them, or the oldest of
+ *   several that may be one browser split by cleared storage; proven-distinct twins cannot be
+ *   told apart: a new visitor.
+ * - On a shared network (carrier NAT, office, VPN) or a new one, the network says little: a
+ *   match is linked only when the fingerprint is unique in the data and strong, or when it is
+ *   the only one of its hardware class ever seen on this network.
  */
 export function decideWithoutToken(visit: VisitContext, candidates: readonly Candidate[], crowding: KeyCrowding): Decision {
   const scored = candidates
@@ -171,35 +193,39 @@ export function decideWithoutToken(visit: VisitContext, candidates: readonly Can
     .filter((s) => !s.vetoed && s.score >= MATCH.minScore)
     .sort((a, b) => b.score - a.score || byAge(a, b));
   const best = scored[0];
-  if (!best) return { kind: 'new', path: 'new', confidence: confidence(0.95) };
+  if (!best) return { kind: 'new', path: 'new', confidence: confidence(MATCH_CONFIDENCE.newClear) };
 
   const lookalikes = scored.filter((s) => s.score >= best.score - MATCH.tieMargin);
-  const onNetwork = lookalikes.filter((s) => s.sameNetwork);
+  // Network evidence weighs every plausible candidate, not only the top ones: the true visitor
+  // may have drifted (an OS update) while a stranger of the same model has not.
+  const onNetwork = scored.filter((s) => s.sameNetwork);
   const pathOf = (s: CandidateScore) => (lookalikes.length > 1 ? 'cluster' : isExact(visit.features, s.candidate.profile) ? 'exact' : 'fuzzy');
+  const sharedNetwork = (crowding.p ?? 0) >= MATCH.sharedNetworkVisitors;
 
-  if (onNetwork.length === 1) {
+  if (!sharedNetwork && onNetwork.length === 1) {
     const only = onNetwork[0]!;
-    return link(only, pathOf(only), lookalikes.length === 1 ? 0.98 : 0.85, lookalikes.length > 1 ? 'look-alike visitors exist; linked by network' : undefined);
+    return lookalikes.length === 1 && only === best
+      ? link(only, pathOf(only), MATCH_CONFIDENCE.homeUnique)
+      : link(only, pathOf(only), MATCH_CONFIDENCE.homeAmongLookalikes, 'look-alike visitors exist; linked by network');
   }
-  if (onNetwork.length > 1) {
+  if (!sharedNetwork && onNetwork.length > 1) {
     if (oneBrowser(onNetwork)) {
-      return link([...onNetwork].sort(byAge)[0]!, 'cluster', 0.8, 'several look-alike visitors on this network, likely one browser');
+      return link([...onNetwork].sort(byAge)[0]!, 'cluster', MATCH_CONFIDENCE.homeSplitHealed, 'several look-alike visitors on this network, likely one browser');
     }
-    return { kind: 'new', path: 'new', confidence: confidence(0.6, 'identical-looking devices on this network; none can be picked') };
+    return { kind: 'new', path: 'new', confidence: confidence(MATCH_CONFIDENCE.newAmbiguous, 'identical-looking devices on this network; none can be picked') };
   }
 
-  // No look-alike seen on this network.
-  const crowded = lookalikes.length > 1 || (crowding.f ?? 0) > 1 || (crowding.l ?? 0) > 1;
-  if (!crowded && best.score >= MATCH.strongScore) {
-    return link(best, pathOf(best), best.sameLanguage ? 0.9 : 0.85, 'matched on signals only, from a new network');
+  const uniqueInData = lookalikes.length === 1 && (crowding.f ?? 0) <= 1 && (crowding.l ?? 0) <= 1;
+  if (uniqueInData && best.score >= MATCH.strongScore) {
+    return link(best, pathOf(best), MATCH_CONFIDENCE.signalsOnly, 'matched on signals only');
   }
-  if (lookalikes.length > 1 && oneBrowser(lookalikes) && best.score >= MATCH.strongScore && (crowding.f ?? 0) <= lookalikes.length) {
-    return link([...lookalikes].sort(byAge)[0]!, 'cluster', 0.75, 'matched on signals only, from a new network');
+  if (onNetwork.length === 1 && (crowding.n ?? 0) <= 1 && best === onNetwork[0]) {
+    return link(best, pathOf(best), MATCH_CONFIDENCE.sharedNetworkOnlyLookalike, 'the only visitor of this kind seen on this shared network');
   }
   return {
     kind: 'new',
     path: 'new',
-    confidence: confidence(0.7, 'look-alike visitors exist elsewhere; not linked without network evidence'),
+    confidence: confidence(MATCH_CONFIDENCE.newAmbiguous, 'look-alike visitors exist; not linked without distinctive evidence'),
   };
 }
 
@@ -223,7 +249,7 @@ function isExact(features: Features, profile: VisitorProfile): boolean {
  */
 export function judgeTokenVisit(visit: VisitContext, candidate: Candidate): Confidence {
   const s = scoreCandidate(visit, candidate);
-  if (s.vetoed) return confidence(0.5, `token presented by a different-looking device (${s.contradictions.join(', ')})`);
-  if (s.score < 0) return confidence(0.9, 'token valid, signals changed a lot');
-  return confidence(0.995);
+  if (s.vetoed) return confidence(MATCH_CONFIDENCE.tokenOtherDevice, `token presented by a different-looking device (${s.contradictions.join(', ')})`);
+  if (s.score < 0) return confidence(MATCH_CONFIDENCE.tokenDrifted, 'token valid, signals changed a lot');
+  return confidence(MATCH_CONFIDENCE.token);
 }
