@@ -1,10 +1,11 @@
 /**
- * The service's background work, on one timer: executing scheduled visitor deletions and the
- * retention purge. Tests drive it with `runOnce()` and an injected clock instead of waiting.
+ * The service's background work, on one timer: executing scheduled visitor deletions, the
+ * retention purge, and (every 10 minutes) fresh planner statistics. Tests drive it with `runOnce()` and an injected clock instead of waiting.
  */
 import type { ServiceContext } from '../context.js';
 import { executeScheduledDeletions, pruneDeletionRecords } from '../server-api/visitor-deletion.js';
 import { purgeExpiredEvents } from './retention.js';
+import { refreshPlannerStatistics } from './statistics.js';
 
 export interface BackgroundJobs {
   /** One full pass; concurrent calls share the pass already running. */
@@ -15,20 +16,27 @@ export interface BackgroundJobs {
 
 /** Deletions run "shortly after" the request: within this interval. */
 export const JOBS_INTERVAL_MS = 10_000;
+const STATISTICS_INTERVAL_MS = 10 * 60 * 1000;
 
 export function startBackgroundJobs(
-  ctx: Pick<ServiceContext, 'db' | 'clock' | 'config' | 'logger'>,
+  ctx: Pick<ServiceContext, 'db' | 'engine' | 'clock' | 'config' | 'logger'>,
   opts: { intervalMs?: number; timer?: boolean } = {},
 ): BackgroundJobs {
   let running: Promise<void> | undefined;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
+  /** Wall-clock time of the last statistics refresh (not the injected clock: it is upkeep). */
+  let statisticsAt = -Infinity;
 
   const pass = async (): Promise<void> => {
     const now = ctx.clock();
     const deletions = await executeScheduledDeletions(ctx.db, now);
     await pruneDeletionRecords(ctx.db, now);
     const purged = await purgeExpiredEvents(ctx.db, now, ctx.config.retentionDays);
+    if (Date.now() - statisticsAt >= STATISTICS_INTERVAL_MS) {
+      statisticsAt = Date.now();
+      await refreshPlannerStatistics(ctx.db, ctx.engine);
+    }
     if (deletions > 0 || purged > 0) {
       ctx.logger.info({ deletions, purged }, 'background jobs: visitors deleted, expired events purged');
     }

@@ -50,15 +50,15 @@ function filteredEvents(db: Kysely<Database>, workspaceId: string, s: EventSearc
   return q;
 }
 
-/** Rows of the filtered set after `cursor`, in search order, `size` at a time. */
-async function fetchBatch(
+/** The query for rows of the filtered set after `cursor`, in search order, `size` at a time. */
+export function searchQuery(
   db: Kysely<Database>,
   workspaceId: string,
   s: EventSearch,
   cursor: Cursor | undefined,
   size: number,
   withPayload: boolean,
-): Promise<Row[]> {
+) {
   const dir = s.reverse ? 'asc' : 'desc';
   const cmp = s.reverse ? '>' : '<';
   const edge = s.reverse ? '>=' : '<=';
@@ -73,14 +73,23 @@ async function fetchBatch(
         ]),
       );
   }
-  const rows = await q
+  return q
     .select(['event_id', 'timestamp', 'ip_address'])
     .$if(withPayload, (qb) => qb.select('payload'))
     .orderBy('timestamp', dir)
     .orderBy('event_id', dir)
-    .limit(size)
-    .execute();
-  return rows as Row[];
+    .limit(size);
+}
+
+async function fetchBatch(
+  db: Kysely<Database>,
+  workspaceId: string,
+  s: EventSearch,
+  cursor: Cursor | undefined,
+  size: number,
+  withPayload: boolean,
+): Promise<Row[]> {
+  return (await searchQuery(db, workspaceId, s, cursor, size, withPayload).execute()) as Row[];
 }
 
 /** Up to `wanted` matching rows after `cursor`, applying the CIDR filter batch by batch. */
