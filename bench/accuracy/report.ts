@@ -24,7 +24,7 @@ export interface CohortFigures {
 }
 
 export interface AccuracyReport {
-  scenario: { seed: string; browsers: number; days: number; concurrency: number; visits: number; devices: number; offices: number; households: number };
+  scenario: { seed: string; browsers: number; days: number; concurrency: number; visits: number; devices: number; offices: number; households: number; code: string };
   wallSeconds: number;
   visitsPerSecond: number;
   errors: Record<string, number>;
@@ -61,7 +61,7 @@ export function fingerprintTwins(records: readonly VisitRecord[]): Set<number> {
   return twins;
 }
 
-export function buildReport(result: SimulationResult, options: { seed: string; days: number; concurrency: number }): AccuracyReport {
+export function buildReport(result: SimulationResult, options: { seed: string; days: number; concurrency: number; code?: string }): AccuracyReport {
   const { population, records } = result;
   const methods = {} as Record<MethodName, AccuracyMetrics>;
   const streams = {} as Record<MethodName, { visits: VisitOutcome[]; index: ReturnType<typeof indexStream> }>;
@@ -120,6 +120,7 @@ export function buildReport(result: SimulationResult, options: { seed: string; d
     scenario: {
       seed: options.seed, browsers: population.browsers.length, days: options.days, concurrency: options.concurrency,
       visits: records.length, devices: population.devices.length, offices: population.offices.length, households: population.households.length,
+      code: options.code ?? 'unknown',
     },
     wallSeconds: result.wallSeconds,
     visitsPerSecond: records.length / Math.max(result.wallSeconds, 1e-9),
@@ -148,7 +149,7 @@ export function reportMarkdown(r: AccuracyReport): string {
   const names: MethodName[] = ['service', 'exactHash', 'cookieOnly'];
   const lines: string[] = [];
   const s = r.scenario;
-  lines.push(`Scenario: ${s.browsers.toLocaleString('en-US')} browsers on ${s.devices.toLocaleString('en-US')} devices (${s.households.toLocaleString('en-US')} households, ${s.offices} offices of identical machines), ${s.days} simulated days, seed \`${s.seed}\`: ${s.visits.toLocaleString('en-US')} visits sent over HTTP in ${num(r.wallSeconds, 0)} s (${num(r.visitsPerSecond, 0)} visits/s, concurrency ${s.concurrency}).`);
+  lines.push(`Scenario: ${s.browsers.toLocaleString('en-US')} browsers on ${s.devices.toLocaleString('en-US')} devices (${s.households.toLocaleString('en-US')} households, ${s.offices} offices of identical machines), ${s.days} simulated days, seed \`${s.seed}\`: ${s.visits.toLocaleString('en-US')} visits sent over HTTP in ${num(r.wallSeconds, 0)} s (${num(r.visitsPerSecond, 0)} visits/s, concurrency ${s.concurrency}). Service code: ${s.code}.`);
   const errorCount = Object.values(r.errors).reduce((a, b) => a + b, 0);
   lines.push(errorCount ? `Failed requests: ${Object.entries(r.errors).map(([k, v]) => `${k} × ${v}`).join(', ')} (excluded from the figures below).` : 'Failed requests: none.');
   lines.push('');

@@ -4,6 +4,7 @@
  * bench/.out/accuracy.json. Default: 20,000 browsers over 90 simulated days; --quick: 2,000
  * browsers over 30 days.
  */
+import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { writeBenchOutput } from '../bench-output.js';
 import { buildReport, reportMarkdown } from './report.js';
@@ -27,13 +28,22 @@ for (const [name, v] of Object.entries({ browsers, days, concurrency })) {
   if (!Number.isInteger(v) || v <= 0) throw new Error(`--${name} must be a positive integer`);
 }
 
-console.log(`Accuracy benchmark: ${browsers} browsers, ${days} days, seed ${seed}, concurrency ${concurrency}`);
+/** Which service code is measured: the commit, and whether src/ had uncommitted changes. */
+function codeVersion(): string {
+  const git = (args: string[]) => spawnSync('git', args, { encoding: 'utf8' }).stdout?.trim() ?? '';
+  const commit = git(['rev-parse', '--short', 'HEAD']);
+  if (!commit) return 'unknown';
+  return git(['status', '--porcelain', '--untracked-files=no', 'src']) ? `commit ${commit} with uncommitted changes in src/` : `commit ${commit}`;
+}
+const code = codeVersion();
+
+console.log(`Accuracy benchmark: ${browsers} browsers, ${days} days, seed ${seed}, concurrency ${concurrency}, ${code}`);
 const result = await runSimulation({
   seed, browsers, days, concurrency,
   onProgress: (done, total) => process.stderr.write(`  ${done}/${total} visits\r`),
 });
 process.stderr.write('\n');
-const report = buildReport(result, { seed, days, concurrency });
+const report = buildReport(result, { seed, days, concurrency, code });
 const markdown = reportMarkdown(report);
 console.log(markdown);
 const file = writeBenchOutput({ name: 'accuracy', title: 'Identification accuracy', markdown, figures: report });
