@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import pg from 'pg';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
@@ -64,9 +64,30 @@ export function openDatabase(opts: { dataDir: string; databaseUrl?: string; pool
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
   return {
-    db: new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }),
+    db: new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) }),
     engine: 'sqlite',
     location: file,
+  };
+}
+
+/**
+ * better-sqlite3 compiles every statement it is handed; Kysely hands it the same few SQL
+ * strings on every request. Reusing compiled statements is safe because Kysely runs one
+ * query at a time on its single SQLite connection. Bounded: dynamic SQL (IN lists) varies.
+ */
+export function withStatementCache(sqlite: SQLite.Database, maxStatements = 500): SqliteDatabase {
+  const statements = new Map<string, SqliteStatement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(sql) {
+      let statement = statements.get(sql);
+      if (!statement) {
+        statement = sqlite.prepare(sql);
+        if (statements.size >= maxStatements) statements.clear();
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
   };
 }
 

@@ -10,7 +10,7 @@ import type { Velocity, Window3 } from '../../events/v4-event.js';
 import type { Database } from './schema.js';
 
 export const VELOCITY_WINDOWS_MS = { '5_minutes': 5 * 60_000, '1_hour': 60 * 60_000, '24_hours': 24 * 60 * 60_000 } as const;
-export const VELOCITY_SCAN_LIMIT = 5000;
+export const VELOCITY_SCAN_LIMIT = 1000;
 type WindowName = keyof typeof VELOCITY_WINDOWS_MS;
 const WINDOWS = Object.keys(VELOCITY_WINDOWS_MS) as WindowName[];
 
