@@ -102,6 +102,11 @@ describe('time zone', () => {
   });
 });
 
+test('timezone: Temporal when the browser has it', async () => {
+  define(globalThis, 'Temporal', { Now: { timeZoneId: () => 'Pacific/Chatham' } });
+  expect(await run('timezone')).toBe('Pacific/Chatham');
+});
+
 test('screen: larger side first, pixel ratio rounded', async () => {
   define(screen, 'width', 412);
   define(screen, 'height', 915);

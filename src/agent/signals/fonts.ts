@@ -1,13 +1,13 @@
 import { canvas2d } from './canvas-2d.js';
 
-// Fonts that tell operating systems, versions and installed software apart.
+// Fonts that come with a particular OS version, language pack or application (Office, IDEs,
+// design tools); fonts every system of an OS has are left out: the user agent already says it.
 const FONTS = (
-  'Arial Black,Arial Narrow,Bahnschrift,Calibri,Cambria,Candara,Century Gothic,Comic Sans MS,Consolas,' +
-  'Constantia,Corbel,Franklin Gothic Medium,Garamond,Gill Sans,Helvetica Neue,Impact,Lucida Console,Lucida Grande,' +
-  'Menlo,Monaco,MS Gothic,Palatino,Segoe UI,Segoe Print,Sitka Text,Tahoma,Trebuchet MS,Verdana,Yu Gothic,' +
-  'Malgun Gothic,Microsoft YaHei,SimSun,PingFang SC,Hiragino Sans,Avenir,Futura,Optima,Didot,Baskerville,' +
-  'Chalkboard,Marker Felt,Papyrus,Rockwell,Cochin,DejaVu Sans,Liberation Mono,Noto Sans,Ubuntu,Cantarell,Roboto,' +
-  'Droid Sans,Source Code Pro,Fira Sans,Open Sans'
+  'Arial Narrow,Bahnschrift,Calibri,Cambria,Candara,Century Gothic,Consolas,Constantia,Corbel,' +
+  'Franklin Gothic Medium,Garamond,Gill Sans,Rockwell,Segoe Fluent Icons,Segoe Print,Sitka Text,Lucida Grande,' +
+  'Avenir Next,Helvetica Neue,Menlo,MS Gothic,Yu Gothic,Malgun Gothic,Microsoft YaHei,SimSun,PingFang SC,' +
+  'Hiragino Sans,DejaVu Sans,Liberation Mono,Noto Sans,Ubuntu,Cantarell,Roboto,Droid Sans,Source Code Pro,' +
+  'Fira Code,Open Sans,JetBrains Mono'
 ).split(',');
 const GENERICS = ['monospace', 'sans-serif', 'serif'];
 
