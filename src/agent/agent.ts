@@ -1,4 +1,10 @@
-import { MAX_LINKED_ID_LENGTH, MAX_TAGS_JSON_BYTES, PROTOCOL_VERSION, type IdentifyRequest } from '../protocol/index.js';
+import {
+  MAX_LINKED_ID_LENGTH,
+  MAX_TAGS_JSON_BYTES,
+  MAX_URL_LENGTH,
+  PROTOCOL_VERSION,
+  type IdentifyRequest,
+} from '../protocol/index.js';
 import { collectSignals, type Collected } from './collect.js';
 import { agentError, fail } from './errors.js';
 import { parseOptions, type CdnDefaults } from './options.js';
@@ -40,12 +46,14 @@ export const createStart =
       used = true;
       const { signals, errors } = await collection!;
       const h = config.hashing;
+      // Hashed when asked, and cut to the protocol's limit so a very long URL never fails the call.
+      const pageUrl = async (u: string) => (h ? await hashUrl(u, h) : u).slice(0, MAX_URL_LENGTH);
       const referrer = document.referrer;
       const request: IdentifyRequest = {
         v: PROTOCOL_VERSION,
         api_key: config.apiKey,
-        url: h ? await hashUrl(location.href, h) : location.href,
-        referrer: referrer && h ? await hashUrl(referrer, h) : referrer || undefined,
+        url: await pageUrl(location.href),
+        referrer: referrer ? await pageUrl(referrer) : undefined,
         linked_id: o.linkedId,
         tags: tags as IdentifyRequest['tags'],
         token: await token,

@@ -15,6 +15,8 @@ export const PROTOCOL_VERSION = 1 as const;
 export const MAX_REQUEST_BYTES = 64 * 1024;
 /** `linkedId` limit in characters. */
 export const MAX_LINKED_ID_LENGTH = 256;
+/** `url` and `referrer` limit in characters; the agent cuts longer ones to this length. */
+export const MAX_URL_LENGTH = 8192;
 /** `tags` limit: bytes of its JSON. */
 export const MAX_TAGS_JSON_BYTES = 16 * 1024;
 

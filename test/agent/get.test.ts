@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { isAgentError, start, withoutDefault, type StartOptions } from '../../src/agent/index.js';
 import { VERSION } from '../../src/agent/version.js';
+import { MAX_URL_LENGTH } from '../../src/protocol/index.js';
 import { deadEndpoint, identified, json, startStubEndpoint, type StubEndpoint } from './helpers/stub-endpoint.js';
 
 let stub: StubEndpoint;
@@ -62,6 +63,17 @@ describe('the request', () => {
     await a.get({ tag: 'plain' });
     await a.get({ tags: 0 });
     expect(stub.requests.map((r) => r.tags)).toEqual([{ winner: true }, 'plain', 0]);
+  });
+
+  test('a page URL longer than the protocol allows is cut to MAX_URL_LENGTH', async () => {
+    const happyDOM = (window as unknown as { happyDOM: { setURL(u: string): void } }).happyDOM;
+    happyDOM.setURL('http://localhost:3000/search?q=' + 'x'.repeat(MAX_URL_LENGTH));
+    try {
+      await agent().get();
+    } finally {
+      happyDOM.setURL('http://localhost:3000/');
+    }
+    expect(stub.requests[0]!.url).toBe(('http://localhost:3000/search?q=' + 'x'.repeat(MAX_URL_LENGTH)).slice(0, MAX_URL_LENGTH));
   });
 
   test('without cache every get() is a new event', async () => {
