@@ -13,13 +13,11 @@
 import { Worker } from 'node:worker_threads';
 import Fastify from 'fastify';
 import { sql } from 'kysely';
-import type { V4Event } from '../src/events/v4-event.js';
-import { createService, type Service } from '../src/service/index.js';
+import { createService } from '../src/service/index.js';
 import { findApiKeyByToken, setApiKeyRateLimit } from '../src/service/store/api-keys.js';
-import { eventColumns } from '../src/service/store/events.js';
-import { randomString } from '../src/service/store/ids.js';
 import { createTestDatabase, type Engine } from '../test/helpers/test-service.js';
 import { writeBenchOutput } from './bench-output.js';
+import { DAY, SEED_NOW as NOW, seedEvents } from './seed-events.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const VISITORS = Number(process.env.BENCH_VISITORS ?? 100_000);
@@ -27,84 +25,6 @@ const DURATION_S = Number(process.env.BENCH_DURATION ?? 9);
 const ROUNDS = 3;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 4);
 const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',') as Engine[];
-
-const DAY = 24 * 60 * 60 * 1000;
-const NOW = Date.UTC(2026, 0, 15, 12);
-/** Events spread over the last 30 days, so a 7-day window holds about a quarter of them. */
-const SPAN = 30 * DAY;
-const ROWS_PER_INSERT = 1000;
-const INSERTS_PER_TRANSACTION = 10;
-
-function benchEvent(timestamp: number, visitorId: string, environmentId: string, n: number): V4Event {
-  const ip = `198.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
-  return {
-    event_id: `${timestamp}.${randomString(6)}`,
-    timestamp,
-    environment_id: environmentId,
-    suspect: false,
-    url: `https://shop.example/products/${n % 5000}`,
-    ip_address: ip,
-    user_agent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/129.0.0.0 Safari/537.36',
-    device: 'Other',
-    os: 'Linux',
-    os_version: '',
-    sdk: { platform: 'js', version: '0.1.0' },
-    identification: {
-      visitor_id: visitorId,
-      confidence: { score: 0.99, version: '1' },
-      visitor_found: true,
-      first_seen_at: timestamp - 3 * DAY,
-      last_seen_at: timestamp - 60_000,
-    },
-    browser_details: {
-      browser_name: 'Chrome',
-      browser_major_version: '129',
-      browser_full_version: '129.0.0.0',
-      os: 'Linux',
-      os_version: '',
-      device: 'Other',
-    },
-    bot: 'not_detected',
-    incognito: n % 17 === 0,
-    developer_tools: false,
-    privacy_settings: false,
-    virtual_machine: false,
-    tampering: false,
-    vpn: n % 23 === 0,
-    suspect_score: n % 7,
-    ip_info: { v4: { address: ip, asn: '64500', asn_name: 'Example Net', asn_network: '198.0.0.0/8', datacenter_result: false } },
-  };
-}
-
-/** Seeds through the store's own row mapping, in multi-row inserts inside transactions. */
-async function seed(service: Service): Promise<{ visitors: string[]; eventIds: string[] }> {
-  const { db } = service.ctx;
-  const { workspaceId, environmentId } = service.bootstrap;
-  const visitors = Array.from({ length: VISITORS }, () => randomString(20));
-  const eventIds: string[] = [];
-  const started = performance.now();
-  let n = 0;
-  while (n < EVENTS) {
-    await db.transaction().execute(async (trx) => {
-      for (let b = 0; b < INSERTS_PER_TRANSACTION && n < EVENTS; b++) {
-        const rows = [];
-        for (let i = 0; i < ROWS_PER_INSERT && n < EVENTS; i++, n++) {
-          // Time order, as ingestion writes them; visitors interleave at random.
-          const timestamp = NOW - SPAN + Math.floor((n * SPAN) / EVENTS);
-          const visitor = visitors[Math.floor(Math.random() * VISITORS)]!;
-          const event = benchEvent(timestamp, visitor, environmentId, n);
-          if (n % 97 === 0) eventIds.push(event.event_id);
-          rows.push(eventColumns(event, { workspaceId, environmentId }));
-        }
-        await trx.insertInto('events').values(rows).execute();
-      }
-    });
-    if (n % 100_000 === 0) process.stdout.write(`  seeded ${n.toLocaleString('en')} events\r`);
-  }
-  const seconds = (performance.now() - started) / 1000;
-  console.log(`  seeded ${EVENTS.toLocaleString('en')} events in ${seconds.toFixed(1)} s (${Math.round(EVENTS / seconds).toLocaleString('en')}/s)`);
-  return { visitors, eventIds };
-}
 
 interface Latency {
   p50: number;
@@ -179,7 +99,7 @@ async function runEngine(engine: Engine): Promise<Record<string, Latency>> {
   const service = await createService({ ...database.config, port: 0, logLevel: 'silent', clock: () => NOW });
   const peer = Fastify();
   try {
-    const { visitors, eventIds } = await seed(service);
+    const { visitors, eventIds } = await seedEvents(service, { events: EVENTS, visitors: VISITORS });
     const { db } = service.ctx;
     // Planner statistics as a running installation has them: PostgreSQL's autovacuum (here run
     // at once, also setting hint bits), SQLite's from the service's own background job.
