@@ -29,7 +29,7 @@ export const createStart =
     // Collection starts now (after start() returns) so that the first get() finds it done or
     // under way. A get() takes the collection in flight, or the one start() began; once that
     // one has been used and has settled, the next get() collects afresh.
-    let collection: Promise<Collected> | undefined;
+    let collection!: Promise<Collected>;
     let used = false;
     let settled = false;
     const collect = () => {
@@ -42,9 +42,9 @@ export const createStart =
     let token = tokens.read();
 
     async function identify(o: GetOptions, tags: unknown, deadline: number, cacheKey?: string): Promise<GetResult> {
-      if (!collection || (used && settled)) collect();
+      if (used && settled) collect();
       used = true;
-      const { signals, errors } = await collection!;
+      const { signals, errors } = await collection;
       const h = config.hashing;
       // Hashed when asked, and cut to the protocol's limit so a very long URL never fails the call.
       const pageUrl = async (u: string) => (h ? await hashUrl(u, h) : u).slice(0, MAX_URL_LENGTH);
@@ -85,7 +85,8 @@ export const createStart =
         const cacheKey = cache && (await cache.keyOf(o.linkedId, tags));
         const hit = cacheKey && cache.read(cacheKey);
         if (hit) return hit;
-        const timeout = o.timeout! > 0 ? o.timeout! : DEFAULT_TIMEOUT_MS;
+        // setTimeout fires at once for delays past 2^31 - 1 ms: such a timeout means the default.
+        const timeout = o.timeout! > 0 && o.timeout! < 2 ** 31 ? o.timeout! : DEFAULT_TIMEOUT_MS;
         return new Promise<GetResult>((resolve, reject) => {
           const timer = setTimeout(() => reject(agentError('client_timeout')), timeout);
           identify(o, tags, Date.now() + timeout, cacheKey)
@@ -96,10 +97,11 @@ export const createStart =
     };
   };
 
-/** An object or a primitive (not a top-level array) whose JSON fits in 16 KB. */
+/** An object or a primitive (not a top-level array, not a function) whose JSON fits in 16 KB. */
 const validTags = (tags: unknown): boolean => {
   try {
-    return !Array.isArray(tags) && new TextEncoder().encode(JSON.stringify(tags)).length <= MAX_TAGS_JSON_BYTES;
+    const json = JSON.stringify(tags);
+    return !Array.isArray(tags) && json !== undefined && new TextEncoder().encode(json).length <= MAX_TAGS_JSON_BYTES;
   } catch {
     return false;
   }

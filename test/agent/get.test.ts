@@ -115,6 +115,7 @@ describe('get() option rules, checked before any request', () => {
     ['tags over 16 KB of JSON', { tags: { s: 'x'.repeat(16 * 1024) } }, 'tags_invalid'],
     ['multi-byte tags over 16 KB of UTF-8', { tags: { s: '\u00e9'.repeat(8190) } }, 'tags_invalid'],
     ['tags that are not JSON', { tags: { n: 1n } }, 'tags_invalid'],
+    ['a function as tags', { tags: () => 1 }, 'tags_invalid'],
   ])('%s', async (_, options, code) => {
     const e = await rejection(agent().get(options as never));
     expect(e.code).toBe(code);
@@ -184,6 +185,11 @@ describe('endpoints and errors', () => {
   test('the timeout bounds the whole call -> client_timeout', async () => {
     stub.reply = () => {}; // never answers
     expect(await rejection(agent().get({ timeout: 300 }))).toMatchObject({ code: 'client_timeout', message: 'Client timeout' });
+  });
+
+  test('a timeout beyond what timers can hold means the default, not an instant timeout', async () => {
+    expect((await agent().get({ timeout: Infinity })).visitor_id).toBe('visitor-1');
+    expect((await agent().get({ timeout: 2 ** 40 })).visitor_id).toBe('visitor-1');
   });
 
   test('a hanging endpoint gets only its share of the time, then the next one answers', async () => {
