@@ -13,6 +13,16 @@ export async function buildApp(ctx: ServiceContext): Promise<FastifyInstance> {
     // Requests still in flight when close() is called get to finish; idle keep-alives are cut.
     forceCloseConnections: 'idle',
   });
+  // While closing, answers to requests still in flight end their keep-alive connections, so
+  // close() does not wait for clients' idle sockets to time out.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (closing) void reply.header('Connection', 'close');
+    return payload;
+  });
   app.setNotFoundHandler((request, reply) => {
     void reply.code(404).send({ error: { code: 'not_found', message: `no route for ${request.method} ${request.url.split('?')[0]}` } });
   });
