@@ -4,7 +4,7 @@
  * the protocol promises. Unknown keys are allowed (a newer agent may send more signals).
  * `api_key` is optional here: its absence gets its own error code in the handler.
  */
-import { MAX_LINKED_ID_LENGTH, PROTOCOL_VERSION } from '../../protocol/index.js';
+import { MAX_LINKED_ID_LENGTH, MAX_URL_LENGTH, PROTOCOL_VERSION } from '../../protocol/index.js';
 
 const str = (maxLength = 2048) => ({ type: 'string', maxLength }) as const;
 const bool = { type: 'boolean' } as const;
@@ -59,8 +59,8 @@ export const identifyRequestSchema = object(
   {
     v: { type: 'integer', enum: [PROTOCOL_VERSION] },
     api_key: str(256),
-    url: str(8192),
-    referrer: str(8192),
+    url: str(MAX_URL_LENGTH),
+    referrer: str(MAX_URL_LENGTH),
     linked_id: str(MAX_LINKED_ID_LENGTH),
     tags: {},
     token: str(4096),
