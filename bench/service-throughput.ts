@@ -1,0 +1,214 @@
+/**
+ * Ingestion throughput: identifications per second and p50/p99 latency of `POST /` with
+ * realistic agent payloads, on SQLite and on PostgreSQL, each with a database of 1 million
+ * stored events, next to a bare Fastify JSON echo measured in the same run with the same
+ * payloads and the same load.
+ *
+ *   npm run bench:service
+ *   BENCH_ENGINES=sqlite BENCH_EVENTS=100000 npm run bench:service
+ *
+ * Payloads come from the accuracy simulation's population (bench/accuracy/): each simulated
+ * browser makes a first visit during warm-up (creating its visitor and getting its token);
+ * the measured load then replays later visits of the same browsers, token attached, as a
+ * returning-visitor mix with drift. Load comes from autocannon in a child process, so it does
+ * not share the service's event loop. Target (issue 3): ingestion at least a quarter of the
+ * echo's rate on SQLite, p99 under 25 ms at 50 connections.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Fastify from 'fastify';
+import { PROTOCOL_VERSION, type IdentifyRequest, type IdentifyResponse } from '../src/protocol/index.js';
+import { VERSION as AGENT_VERSION } from '../src/agent/version.js';
+import { createService } from '../src/service/index.js';
+import { findApiKeyByToken, setApiKeyRateLimit } from '../src/service/store/api-keys.js';
+import { createTestDatabase, type Engine } from '../test/helpers/test-service.js';
+import { generatePopulation } from './accuracy/population.js';
+import { renderVisit } from './accuracy/render-visit.js';
+import { planBrowserVisits } from './accuracy/schedule.js';
+import { writeBenchOutput } from './bench-output.js';
+import { SEED_NOW, seedEvents } from './seed-events.js';
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
+const VISITORS = Number(process.env.BENCH_VISITORS ?? 100_000);
+const BROWSERS = Number(process.env.BENCH_BROWSERS ?? 3000);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
+const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',') as Engine[];
+
+interface Payload {
+  body: string;
+  headers: Record<string, string>;
+}
+
+interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  requests: number;
+}
+
+/** First visits and later visits of a simulated population, rendered in the wire format. */
+function buildVisits(publicKey: string): { first: Payload[]; later: { browser: number; payload: Payload }[] } {
+  const seed = 'service-throughput';
+  const population = generatePopulation({ seed, browsers: BROWSERS, days: 30 });
+  const first: Payload[] = [];
+  const later: { browser: number; payload: Payload }[] = [];
+  for (const browser of population.browsers) {
+    const visits = planBrowserVisits(seed, browser, 30).filter((v) => !v.private);
+    visits.forEach((visit, i) => {
+      const rendered = renderVisit(seed, browser, visit);
+      const request: IdentifyRequest = {
+        v: PROTOCOL_VERSION,
+        api_key: publicKey,
+        url: rendered.url,
+        sdk: { platform: 'js', version: AGENT_VERSION },
+        signals: rendered.signals,
+        ...(rendered.signalErrors ? { signal_errors: rendered.signalErrors } : {}),
+      };
+      const payload = {
+        body: JSON.stringify(request),
+        headers: {
+          'content-type': 'text/plain',
+          'x-forwarded-for': rendered.ip,
+          'user-agent': rendered.userAgentHeader,
+          'accept-language': rendered.acceptLanguage,
+        },
+      };
+      if (i === 0) first.push(payload);
+      else later.push({ browser: browser.index, payload });
+    });
+  }
+  return { first, later };
+}
+
+/**
+ * autocannon in a child process (its own event loop, so it does not queue behind the
+ * service; autocannon returns raw histograms when run inside a worker thread), cycling
+ * through the payloads.
+ */
+async function load(url: string, payloads: Payload[]): Promise<LoadResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-bench-'));
+  const file = join(dir, 'payloads.json');
+  writeFileSync(file, JSON.stringify(payloads));
+  const code = `
+    const autocannon = require('autocannon');
+    const payloads = JSON.parse(require('node:fs').readFileSync(process.argv[1], 'utf8'));
+    const [url, connections, duration] = process.argv.slice(2);
+    let next = 0;
+    autocannon({
+      url, connections: Number(connections), duration: Number(duration), method: 'POST',
+      requests: [{ setupRequest: (req) => {
+        const p = payloads[next++ % payloads.length];
+        return { ...req, method: 'POST', body: p.body, headers: { ...req.headers, ...p.headers } };
+      } }],
+    }, (err, r) => {
+      if (err) { console.error(err); process.exit(1); }
+      process.stdout.write(JSON.stringify({
+        rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99,
+        non2xx: r.non2xx, errors: r.errors + r.timeouts, requests: r.requests.total,
+      }));
+    });
+  `;
+  try {
+    const output = await new Promise<string>((resolve, reject) => {
+      execFile(process.execPath, ['-e', code, file, url, String(CONNECTIONS), String(DURATION_S)], { maxBuffer: 1 << 20 },
+        (err, stdout, stderr) => (err ? reject(new Error(`autocannon failed: ${stderr || err.message}`)) : resolve(stdout)));
+    });
+    return JSON.parse(output) as LoadResult;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function echoPeer(payloads: Payload[]): Promise<LoadResult> {
+  const app = Fastify({ logger: false });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, JSON.parse(body as string)));
+  app.post('/', async (request) => request.body);
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  try {
+    return await load(`${url}/`, payloads);
+  } finally {
+    await app.close();
+  }
+}
+
+async function runEngine(engine: Engine, buildPayloads: (publicKey: string) => ReturnType<typeof buildVisits>) {
+  const database = await createTestDatabase(engine);
+  // The clock starts at the seeded "now", and moves with wall time from there.
+  const offset = SEED_NOW - Date.now();
+  const service = await createService({ ...database.config, port: 0, logLevel: 'silent', trustProxy: true, clock: () => Date.now() + offset });
+  try {
+    const key = await findApiKeyByToken(service.ctx.db, service.bootstrap.publicKey);
+    if (!key) throw new Error('bootstrap public key not found');
+    await setApiKeyRateLimit(service.ctx.db, key.id, 1_000_000_000);
+    console.log(`\n${engine}: seeding ${EVENTS.toLocaleString('en')} events`);
+    await seedEvents(service, { events: EVENTS, visitors: VISITORS });
+    const base = await service.listen();
+    const endpoint = `${base}/?ci=js/${AGENT_VERSION}`;
+
+    // Warm-up: every browser's first visit, to create its visitor and get its token.
+    const { first, later } = buildPayloads(service.bootstrap.publicKey);
+    const tokens: (string | undefined)[] = [];
+    for (let i = 0; i < first.length; i += 25) {
+      await Promise.all(first.slice(i, i + 25).map(async (p, j) => {
+        const res = await fetch(endpoint, { method: 'POST', headers: p.headers, body: p.body });
+        const answer = (await res.json()) as IdentifyResponse;
+        tokens[i + j] = answer.token;
+      }));
+    }
+    const returning = later.map(({ browser, payload }) => {
+      const token = tokens[browser];
+      if (!token) return payload;
+      const request = JSON.parse(payload.body) as IdentifyRequest;
+      return { ...payload, body: JSON.stringify({ ...request, token }) };
+    });
+    console.log(`  ${first.length.toLocaleString('en')} browsers warmed up; measuring with ${returning.length.toLocaleString('en')} returning visits`);
+    const result = await load(endpoint, returning);
+    const stored = await service.ctx.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return { result, storedEvents: Number(stored.n), payloads: returning };
+  } finally {
+    await service.close();
+    await database.drop();
+  }
+}
+
+const ms = (n: number) => `${n.toFixed(1)} ms`;
+const rate = (n: number) => Math.round(n).toLocaleString('en');
+
+async function main(): Promise<void> {
+  const rows: string[] = [];
+  const figures: Record<string, unknown> = {};
+  let echo: LoadResult | undefined;
+  for (const engine of ENGINES) {
+    const { result, storedEvents, payloads } = await runEngine(engine, buildVisits);
+    // The echo peer gets the same payloads and the same load, right after.
+    echo ??= await echoPeer(payloads);
+    const share = result.rps / echo.rps;
+    console.log(`  ${engine}: ${rate(result.rps)} identifications/s, p50 ${ms(result.p50)}, p99 ${ms(result.p99)}, ` +
+      `${result.non2xx} non-2xx, ${result.errors} errors; ${storedEvents.toLocaleString('en')} events stored after the run`);
+    rows.push(`| Tessera ingestion, ${engine} | ${rate(result.rps)} | ${ms(result.p50)} | ${ms(result.p99)} | ${(share * 100).toFixed(0)}% | ${result.non2xx + result.errors} |`);
+    figures[engine] = { ...result, storedEvents, shareOfEcho: share };
+  }
+  if (echo) {
+    rows.push(`| peer: bare Fastify JSON echo | ${rate(echo.rps)} | ${ms(echo.p50)} | ${ms(echo.p99)} | 100% | ${echo.non2xx + echo.errors} |`);
+    figures.echo = echo;
+  }
+  const markdown = [
+    `${EVENTS.toLocaleString('en')} stored events (${VISITORS.toLocaleString('en')} visitors) before the run; ${BROWSERS.toLocaleString('en')} simulated browsers ` +
+      `warmed up with their first visit, then their later visits (token attached, with drift) sent by autocannon: ${CONNECTIONS} connections, ${DURATION_S} s, over loopback. ` +
+      `Target: at least 25% of the echo's rate on SQLite, p99 < 25 ms.`,
+    '',
+    '| Server | Requests/s | p50 | p99 | Share of echo | Errors |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
+    ...rows,
+  ].join('\n');
+  console.log(`\n${markdown}\n`);
+  writeBenchOutput({ name: 'service-throughput', title: 'Service throughput (ingestion)', markdown, figures });
+}
+
+await main();
