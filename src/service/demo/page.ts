@@ -25,7 +25,7 @@ export function demoPage(publicKey: string): string {
   dd { margin: 0; }
   table { width: 100%; border-collapse: collapse; font-size: 0.9rem; }
   th, td { text-align: left; padding: 0.35rem 0.5rem; border-bottom: 1px solid #8883; vertical-align: top; }
-  td.mono { font-family: ui-monospace, monospace; }
+  .mono { font-family: ui-monospace, monospace; }
   .error { color: #c0392b; }
   button { font: inherit; padding: 0.3rem 0.9rem; }
 </style>
