@@ -89,3 +89,19 @@ test('agent storage lives in the agent only', async () => {
   expect(second.event_id).not.toBe(first.event_id);
   expect(Object.keys(localStorage).concat(Object.keys(sessionStorage)).some((k) => k.includes('_tsr_'))).toBe(false);
 });
+
+test('a blocked storage disables the cache silently: every get() still answers', async () => {
+  const blocked = () => {
+    throw new DOMException('denied', 'SecurityError');
+  };
+  const real = Object.getOwnPropertyDescriptor(window, 'sessionStorage')!;
+  Object.defineProperty(window, 'sessionStorage', { get: blocked, configurable: true });
+  try {
+    const a = agent({ storage: 'sessionStorage', duration: 60 });
+    const results = [await a.get(), await a.get()];
+    expect(results.map((r) => r.cache_hit)).toEqual([false, false]);
+    expect(stub.requests).toHaveLength(2);
+  } finally {
+    Object.defineProperty(window, 'sessionStorage', real);
+  }
+});

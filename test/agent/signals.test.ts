@@ -6,15 +6,16 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { SOURCES } from '../../src/agent/signals/index.js';
 
-const w = window as unknown as Record<string, unknown>;
-const own: [object, string][] = [];
-/** Gives `obj` an own value for `key` that shadows the environment's, undone after the test. */
-function define(obj: object, key: string, value: unknown) {
-  Object.defineProperty(obj, key, { value, configurable: true, writable: true });
-  own.push([obj, key]);
+const saved: [object, string, PropertyDescriptor | undefined][] = [];
+/** Replaces `obj`'s own `key` (or shadows an inherited one), undone after the test. */
+function define(obj: object, key: string, value: unknown, descriptor: PropertyDescriptor = { value, writable: true }) {
+  saved.push([obj, key, Object.getOwnPropertyDescriptor(obj, key)]);
+  Object.defineProperty(obj, key, { ...descriptor, configurable: true });
 }
 afterEach(() => {
-  for (const [obj, key] of own.splice(0)) delete (obj as Record<string, unknown>)[key];
+  for (const [obj, key, d] of saved.splice(0).reverse())
+    if (d) Object.defineProperty(obj, key, d);
+    else delete (obj as Record<string, unknown>)[key];
 });
 
 /** A matchMedia that matches exactly the given "feature:value" pairs. */
@@ -187,13 +188,11 @@ test('storage: availability of each storage', async () => {
     cookies: navigator.cookieEnabled,
   });
   define(window, 'openDatabase', () => null);
-  Object.defineProperty(window, 'localStorage', {
+  define(window, 'localStorage', undefined, {
     get() {
       throw new DOMException('denied', 'SecurityError');
     },
-    configurable: true,
   });
-  own.push([window, 'localStorage']);
   expect(await run('storage')).toMatchObject({ local_storage: false, open_database: true });
 });
 
@@ -225,8 +224,7 @@ describe('smart-signal inputs', () => {
     define(navigator, 'userAgent', 'Mozilla/5.0 (X11; Linux x86_64) HeadlessChrome/131.0.0.0 Safari/537.36');
     define(window, '__nightmare', {});
     // ChromeDriver assigns its cache key as a plain (enumerable) property.
-    (document as unknown as Record<string, unknown>).$cdc_asdjflasutopfhvcZLmcfl_ = {};
-    own.push([document, '$cdc_asdjflasutopfhvcZLmcfl_']);
+    define(document, '$cdc_asdjflasutopfhvcZLmcfl_', {}, { value: {}, enumerable: true });
     document.documentElement.setAttribute('selenium', '');
     try {
       expect(await run('automation')).toEqual({
