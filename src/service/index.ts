@@ -13,7 +13,7 @@ import { createIdentifier } from './identification/identifier.js';
 import { startBackgroundJobs, type BackgroundJobs } from './jobs/index.js';
 import { createLogger } from './logger.js';
 import { createRateLimiter } from './rate-limiter.js';
-import { migrateToLatest, openDatabase } from './store/database.js';
+import { migrateToLatest, openDatabase, redactUrl } from './store/database.js';
 
 export type { ServiceConfig } from './config.js';
 export type { ServiceContext } from './context.js';
@@ -37,14 +37,15 @@ export interface Service {
 export async function createService(config: ServiceConfig = {}): Promise<Service> {
   const resolved = resolveConfig(config);
   const logger = createLogger(resolved.logLevel);
-  const { db, engine } = openDatabase({ dataDir: resolved.dataDir, databaseUrl: resolved.databaseUrl });
+  const { db, engine, location } = openDatabase({ dataDir: resolved.dataDir, databaseUrl: resolved.databaseUrl });
   let redis: Redis | undefined;
   try {
-    await migrateToLatest(db);
+    await migrateToLatest(db).catch((err: Error) => {
+      throw new Error(`${location}: ${err.message}`);
+    });
     const { bootstrap, created } = await ensureBootstrap(db, { region: resolved.region, now: resolved.clock() });
     if (resolved.redisUrl) {
-      redis = new Redis(resolved.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true });
-      await redis.connect();
+      redis = await connectRedis(resolved.redisUrl, logger);
     }
     const ctx: ServiceContext = {
       config: resolved,
@@ -88,4 +89,21 @@ export async function createService(config: ServiceConfig = {}): Promise<Service
     redis?.disconnect();
     throw err;
   }
+}
+
+/** Connects at start (a wrong REDIS_URL fails the start clearly); later outages are logged and retried. */
+async function connectRedis(url: string, logger: ServiceContext['logger']): Promise<Redis> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2 });
+  let lastError: Error | undefined;
+  redis.on('error', (err: Error) => {
+    lastError = err;
+    logger.warn({ err: err.message }, 'Redis connection error');
+  });
+  try {
+    await redis.connect();
+  } catch (err) {
+    redis.disconnect();
+    throw new Error(`cannot connect to Redis at ${redactUrl(url)}: ${(lastError ?? (err as Error)).message}`);
+  }
+  return redis;
 }

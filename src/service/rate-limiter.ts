@@ -27,8 +27,15 @@ export function createRateLimiter(opts: { redis?: Redis; keyPrefix: string }): R
     let limiter = limiters.get(id);
     if (!limiter) {
       const keyPrefix = `${opts.keyPrefix}rl:${id}`;
+      // While Redis is unreachable each process counts in memory instead of failing requests.
       limiter = opts.redis
-        ? new RateLimiterRedis({ storeClient: opts.redis, keyPrefix, points, duration })
+        ? new RateLimiterRedis({
+            storeClient: opts.redis,
+            keyPrefix,
+            points,
+            duration,
+            insuranceLimiter: new RateLimiterMemory({ keyPrefix, points, duration }),
+          })
         : new RateLimiterMemory({ keyPrefix, points, duration });
       limiters.set(id, limiter);
     }
@@ -44,7 +51,7 @@ export function createRateLimiter(opts: { redis?: Redis; keyPrefix: string }): R
         if (err instanceof RateLimiterRes) {
           return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(err.msBeforeNext / 1000)) };
         }
-        throw err; // a Redis failure is a real error, not a verdict
+        throw err; // neither a verdict nor covered by the insurance limiter: a real error
       }
     },
   };
