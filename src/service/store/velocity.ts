@@ -1,6 +1,6 @@
 /**
  * Velocity counters of a new event: how much this visitor, IP and linked_id did in the last
- * 5 minutes, hour and day. Three range scans over the (workspace, visitor|ip|linked_id,
+ * 5 minutes, hour and day. Up to three range scans, in one statement, over the (workspace, visitor|ip|linked_id,
  * timestamp) indexes, counting the stored events; the new event itself is added on top.
  * Each scan reads at most VELOCITY_SCAN_LIMIT of the newest events, so a hot IP or visitor
  * cannot make every request slower: counts saturate there.
@@ -39,38 +39,28 @@ export async function computeVelocity(
     sql`(select timestamp, ip_address, linked_id, visitor_id from events
       where workspace_id = ${e.workspaceId} and ${sql.ref(column)} = ${value} and timestamp >= ${from}
       order by timestamp desc limit ${VELOCITY_SCAN_LIMIT}) as recent`;
-  const visitor = await sql<Row>`select ${sql.join(visitorCols)} from ${newest('visitor_id', e.visitorId)}`.execute(db);
+  const ipCols = WINDOWS.map((w) => sql`sum(case when timestamp >= ${since(w)} then 1 else 0 end) as ${sql.ref(`iev_${w}`)}`);
+  const linkedCols = WINDOWS.map(
+    (w) => sql`count(distinct case when timestamp >= ${since(w)} and ip_address <> ${ip} then ip_address end) as ${sql.ref(`lip_${w}`)},
+      count(distinct case when timestamp >= ${since(w)} and visitor_id <> ${e.visitorId} then visitor_id end) as ${sql.ref(`lvid_${w}`)}`,
+  );
+  // One statement (one round trip): each part aggregates to exactly one row.
+  const parts = [sql`(select ${sql.join(visitorCols)} from ${newest('visitor_id', e.visitorId)}) as v`];
+  if (ip) parts.push(sql`(select ${sql.join(ipCols)} from ${newest('ip_address', ip)}) as i`);
+  if (linkedId) parts.push(sql`(select ${sql.join(linkedCols)} from ${newest('linked_id', linkedId)}) as l`);
+  const { rows } = await sql<Row>`select * from ${sql.join(parts, sql` cross join `)}`.execute(db);
 
-  const ipRow = ip
-    ? (
-        await sql<Row>`select ${sql.join(
-          WINDOWS.map((w) => sql`sum(case when timestamp >= ${since(w)} then 1 else 0 end) as ${sql.ref(`ev_${w}`)}`),
-        )} from ${newest('ip_address', ip)}`.execute(db)
-      ).rows[0]
-    : undefined;
-
-  const linkedRow = linkedId
-    ? (
-        await sql<Row>`select ${sql.join(
-          WINDOWS.map(
-            (w) => sql`count(distinct case when timestamp >= ${since(w)} and ip_address <> ${ip} then ip_address end) as ${sql.ref(`ip_${w}`)},
-              count(distinct case when timestamp >= ${since(w)} and visitor_id <> ${e.visitorId} then visitor_id end) as ${sql.ref(`vid_${w}`)}`,
-          ),
-        )} from ${newest('linked_id', linkedId)}`.execute(db)
-      ).rows[0]
-    : undefined;
-
-  const v = visitor.rows[0] ?? {};
-  const n = (row: Row | undefined, column: string) => Number(row?.[column] ?? 0);
+  const row = rows[0];
+  const n = (column: string) => Number(row?.[column] ?? 0);
   const self = (present: unknown) => (present ? 1 : 0);
   return {
-    distinct_ip: windows((w) => n(v, `ip_${w}`) + self(ip)),
-    distinct_linked_id: windows((w) => n(v, `lid_${w}`) + self(linkedId)),
+    distinct_ip: windows((w) => n(`ip_${w}`) + self(ip)),
+    distinct_linked_id: windows((w) => n(`lid_${w}`) + self(linkedId)),
     // No IP geolocation database ships with Tessera, so countries cannot be told apart.
     distinct_country: windows(() => 0),
-    events: windows((w) => n(v, `ev_${w}`) + 1),
-    ip_events: windows((w) => (ip ? n(ipRow, `ev_${w}`) + 1 : 0)),
-    distinct_ip_by_linked_id: windows((w) => (linkedId ? n(linkedRow, `ip_${w}`) + self(ip) : 0)),
-    distinct_visitor_id_by_linked_id: windows((w) => (linkedId ? n(linkedRow, `vid_${w}`) + 1 : 0)),
+    events: windows((w) => n(`ev_${w}`) + 1),
+    ip_events: windows((w) => (ip ? n(`iev_${w}`) + 1 : 0)),
+    distinct_ip_by_linked_id: windows((w) => (linkedId ? n(`lip_${w}`) + self(ip) : 0)),
+    distinct_visitor_id_by_linked_id: windows((w) => (linkedId ? n(`lvid_${w}`) + 1 : 0)),
   };
 }
