@@ -8,6 +8,7 @@ import {
 import { collectSignals, type Collected } from './collect.js';
 import { agentError, fail } from './errors.js';
 import { parseOptions, type CdnDefaults } from './options.js';
+import { preconnect } from './preconnect.js';
 import { resultCache } from './result-cache.js';
 import { sealedResult } from './sealed-result.js';
 import { send } from './transport.js';
@@ -39,6 +40,7 @@ export const createStart =
       return (collection = p);
     };
     collect();
+    void preconnect(config.endpoints[0]!);
     let token = tokens.read();
 
     async function identify(o: GetOptions, tags: unknown, deadline: number, cacheKey?: string): Promise<GetResult> {
