@@ -9,7 +9,8 @@ const FONTS = (
   'Hiragino Sans,DejaVu Sans,Liberation Mono,Noto Sans,Ubuntu,Cantarell,Roboto,Droid Sans,Source Code Pro,' +
   'Fira Code,Open Sans,JetBrains Mono'
 ).split(',');
-const GENERICS = ['monospace', 'sans-serif', 'serif'];
+// Two fallbacks of different widths suffice: an installed font cannot match both.
+const GENERICS = ['monospace', 'sans-serif'];
 
 /** Installed fonts, found by measuring text: a font is there when it changes a fallback's width. */
 export const fonts = () => {
