@@ -14,6 +14,8 @@ import type {
 import type { V3Visit } from '../events/v3-event.js';
 
 const seg = encodeURIComponent;
+/** The service's default number of events scanned per visitor-lookup page. */
+const DEFAULT_VISITS_SCAN = 100;
 
 export class LegacyServerApiClient {
   private readonly http: HttpTransport;
@@ -33,8 +35,10 @@ export class LegacyServerApiClient {
    */
   async *iterateVisits(visitorId: string, query: VisitsQuery = {}): AsyncGenerator<V3Visit> {
     let paginationKey = query.paginationKey;
+    // The service sends `paginationKey` only when a pagination parameter was used: always send `limit`.
+    const limit = query.limit ?? DEFAULT_VISITS_SCAN;
     for (;;) {
-      const page = await this.getVisits(visitorId, { ...query, paginationKey });
+      const page = await this.getVisits(visitorId, { ...query, limit, paginationKey });
       yield* page.visits;
       if (page.paginationKey === undefined) return;
       paginationKey = page.paginationKey;

@@ -133,6 +133,11 @@ describe.each(ENGINES)('v4 get and update an event (%s)', (engine) => {
     const res = await call(t, 'PATCH', `/v4/events/${event!.event_id}`, { body: { suspect: true } });
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ error: { code: 'failed', message: 'internal server error' } });
+    for (const path of [`/v4/events/${event!.event_id}`, '/v4/events?visitor_id=visBroken']) {
+      const v4 = await call(t, 'GET', path);
+      expect(v4.status, path).toBe(500);
+      expect(v4.body).toEqual({ error: { code: 'failed', message: 'internal server error' } });
+    }
     const v3 = await call(t, 'GET', `/events/${event!.event_id}`);
     expect(v3.status).toBe(500);
     expect(v3.body).toEqual({ error: { code: 'Failed', message: 'internal server error' } });

@@ -139,6 +139,10 @@ describe.each(ENGINES)('Server API clients against the service (%s)', (engine) =
       const all: string[] = [];
       for await (const visit of legacy.iterateVisits('visEven', { limit: 5 })) all.push(visit.requestId);
       expect(all).toEqual(even.map((e) => e.event_id));
+      // Without a limit the client still pages (the service only sends keys when one is given).
+      const defaults: string[] = [];
+      for await (const visit of legacy.iterateVisits('visEven')) defaults.push(visit.requestId);
+      expect(defaults).toEqual(even.map((e) => e.event_id));
     });
 
     it('getEvent, updateEvent, searchEvents, iterateEvents', async () => {
