@@ -48,7 +48,8 @@ export function errorFromResponse(
     if (typeof e.code === 'string') code = e.code;
     if (typeof e.message === 'string') message = e.message;
   }
-  const seconds = retryAfterHeader === null ? NaN : Number(retryAfterHeader);
-  const retryAfter = Number.isInteger(seconds) && seconds >= 0 ? seconds : undefined;
+  // Retry-After as delta-seconds (what the service sends); an HTTP date is not used by it.
+  const retryAfter =
+    retryAfterHeader !== null && /^\d{1,9}$/.test(retryAfterHeader.trim()) ? Number(retryAfterHeader.trim()) : undefined;
   return new ServerApiError(status, code, message, retryAfter, body);
 }
