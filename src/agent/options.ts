@@ -44,6 +44,7 @@ export function parseOptions(o: StartOptions | undefined, cdn?: CdnDefaults): Co
   if (!Array.isArray(list) || (given !== undefined && !list.length)) fail('endpoints_misconfigured');
   for (const e of list as unknown[]) if (!isEndpoint(e)) fail('invalid_endpoint');
   const endpoints = [...(list as string[])];
+  // (withoutDefault(undefined) leaves nothing to try: the default stays.)
   if (!noDefault || !endpoints.length) endpoints.push(cdn ? cdn[1] : REGION_ENDPOINTS[region as Region]);
 
   const prefix = opts.storageKeyPrefix ?? '_vid_';
@@ -59,7 +60,8 @@ export function parseOptions(o: StartOptions | undefined, cdn?: CdnDefaults): Co
     prefix,
     hashing: h,
     cache: parseCache(opts.cache),
-    integrations: opts.integrationInfo
+    // Only informative: anything but an array of 'name/version' strings is ignored.
+    integrations: (Array.isArray(opts.integrationInfo) ? opts.integrationInfo : undefined)
       ?.filter((s) => typeof s == 'string')
       .map((s) => {
         const i = s.lastIndexOf('/');

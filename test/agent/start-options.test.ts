@@ -73,6 +73,8 @@ describe('start() option rules (synchronous AgentError with the contract code an
       { apiKey: 'k', urlHashing: {} },
       { apiKey: 'k', urlHashing: { path: true, query: false, fragment: undefined } },
       { apiKey: 'k', storageKeyPrefix: '' },
+      { apiKey: 'k', integrationInfo: 'not-an-array' },
+      { apiKey: 'k', endpoints: withoutDefault(undefined) },
     ] as StartOptions[])
       expect(typeof start(options).get).toBe('function');
   });
