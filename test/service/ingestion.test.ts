@@ -264,3 +264,33 @@ describe.each(ENGINES)('ingestion (%s)', (engine) => {
     expect(replayEvent.suspect_score).toBeGreaterThan(originalEvent.suspect_score!);
   });
 });
+
+describe.each(ENGINES)('client IP behind a proxy (%s)', (engine) => {
+  it('takes the client IP from X-Forwarded-For only with trustProxy, for events and rules', async () => {
+    const direct = await startTestService({ engine });
+    const proxied = await startTestService({ engine, config: { trustProxy: true } });
+    try {
+      const headers = { 'X-Forwarded-For': '203.0.113.5, 10.0.0.1' };
+      const a = await postIdentify(direct.url, identifyRequest(direct.keys.publicKey), { headers });
+      const b = await postIdentify(proxied.url, identifyRequest(proxied.keys.publicKey), { headers });
+      expect((await getEvent(direct.service.ctx.db, direct.workspaceId, a.json.event_id))?.ip_address).toBe('127.0.0.1');
+      expect((await getEvent(proxied.service.ctx.db, proxied.workspaceId, b.json.event_id))?.ip_address).toBe('203.0.113.5');
+
+      await insertFilteringRule(proxied.service.ctx.db, {
+        environmentId: proxied.environmentId,
+        name: 'documentation network',
+        expression: "http.request.ip in cidr('203.0.113.0/24')",
+        action: 'deny',
+        now: Date.now(),
+      });
+      const denied = await postIdentify(proxied.url, identifyRequest(proxied.keys.publicKey), { headers });
+      expect(denied.status).toBe(403);
+      const other = await postIdentify(proxied.url, identifyRequest(proxied.keys.publicKey), { headers: { 'X-Forwarded-For': '198.51.100.7' } });
+      expect(other.status).toBe(200);
+    } finally {
+      await direct.close();
+      await proxied.close();
+    }
+  });
+});
+
