@@ -79,7 +79,8 @@ export const createStart =
     }
 
     return {
-      async get(o: GetOptions = {}) {
+      async get(options?: GetOptions) {
+        const o = options || {};
         const tags = o.tags !== undefined ? o.tags : o.tag;
         if (o.linkedId !== undefined && (typeof o.linkedId != 'string' || o.linkedId.length > MAX_LINKED_ID_LENGTH))
           fail('linked_id_invalid');

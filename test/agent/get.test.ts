@@ -123,6 +123,10 @@ describe('get() option rules, checked before any request', () => {
     expect(stub.requests).toHaveLength(0);
   });
 
+  test('get(null) is get()', async () => {
+    expect((await agent().get(null as never)).visitor_id).toBe('visitor-1');
+  });
+
   test('the limits themselves are accepted', async () => {
     const tags = { s: 'x'.repeat(16 * 1024 - 8) }; // {"s":"…"} is exactly 16384 bytes
     expect(JSON.stringify(tags).length).toBe(16 * 1024);
