@@ -223,6 +223,7 @@ describe('smart-signal inputs', () => {
     define(navigator, 'webdriver', true);
     define(navigator, 'userAgent', 'Mozilla/5.0 (X11; Linux x86_64) HeadlessChrome/131.0.0.0 Safari/537.36');
     define(window, '__nightmare', {});
+    define(window, 'driver', {}); // a page's own global of that name is not a marker
     // ChromeDriver assigns its cache key as a plain (enumerable) property.
     define(document, '$cdc_asdjflasutopfhvcZLmcfl_', {}, { value: {}, enumerable: true });
     document.documentElement.setAttribute('selenium', '');
