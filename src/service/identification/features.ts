@@ -13,6 +13,8 @@ export interface Features {
   values: ComponentValues;
   /** Detected fonts, sorted, when the agent sent them. */
   fonts?: string[];
+  /** The agent detected a private (incognito) window: no stored token is expected. */
+  privateMode: boolean;
   /** Hash of every component: two visits with the same exact hash look identical. */
   exactHash: string;
   /** Indexed lookup keys, `<name>:<hash>`, the exact hash included as `x:<hash>`. */
@@ -33,6 +35,8 @@ export function stripVersions(text: string): string {
 export function normaliseRenderer(renderer: string): string {
   return renderer.replace(/\b\d+(?:\.\d+){2,}\b/g, '#').replace(/\s+/g, ' ').trim();
 }
+
+const GREASE_BRAND = /^not[^a-z]*a[^a-z]*brand$/i;
 
 const str = (value: unknown): string | undefined => {
   if (value === undefined || value === null) return undefined;
@@ -61,7 +65,11 @@ export function extractFeatures(signals: Signals): Features {
   put('vendor', str(s.vendor));
   put('vendor_flavors', list(s.vendor_flavors));
   const uaData = obj(s.ua_data);
-  if (uaData) put('ua_data', `${list(uaData.brands) ?? ''}|${str(uaData.mobile) ?? ''}|${str(uaData.platform) ?? ''}`);
+  if (uaData) {
+    // GREASE brands ("Not_A Brand", "Not/A)Brand", ...) rotate with every Chromium release.
+    const brands = Array.isArray(uaData.brands) ? uaData.brands.filter((b) => typeof b === 'string' && !GREASE_BRAND.test(b)) : undefined;
+    put('ua_data', `${list(brands) ?? ''}|${str(uaData.mobile) ?? ''}|${str(uaData.platform) ?? ''}`);
+  }
   put('languages', list(s.languages));
   if (s.timezone !== undefined || s.timezone_offset !== undefined) {
     put('timezone', `${str(s.timezone) ?? ''}|${str(s.timezone_offset) ?? ''}`);
@@ -113,7 +121,8 @@ export function extractFeatures(signals: Signals): Features {
     if (present * 2 < names.length) continue;
     blockingKeys.push(`${key}:${shortHash(names.map((name) => v[name] ?? '').join('\n'))}`);
   }
-  return { values: v, ...(fonts ? { fonts } : {}), exactHash, blockingKeys };
+  const privateMode = !!obj(s.incognito)?.likely;
+  return { values: v, ...(fonts ? { fonts } : {}), privateMode, exactHash, blockingKeys };
 }
 
 /**

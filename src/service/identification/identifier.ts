@@ -93,6 +93,7 @@ export function createIdentifier(opts: { db: Kysely<Database>; engine: 'sqlite' 
         features,
         network: networkPrefix(input.ip),
         acceptLanguage: normaliseAcceptLanguage(input.acceptLanguage),
+        now: input.now,
       };
 
       // 1. A genuine token of this workspace naming a visitor that still exists wins.

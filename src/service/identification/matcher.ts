@@ -16,6 +16,7 @@
 import type { Confidence } from '../../protocol/index.js';
 import { COMPONENTS, COMPONENT_NAMES } from './components.js';
 import { isDowngrade, type Features } from './features.js';
+import { widerNetwork } from './network.js';
 import type { VisitorProfile } from './profile.js';
 
 export const CONFIDENCE_VERSION = '1.0';
@@ -35,6 +36,8 @@ export interface VisitContext {
   network: string | null;
   /** normaliseAcceptLanguage() of the header. */
   acceptLanguage: string | null;
+  /** ms of the visit (input, never a clock read). */
+  now: number;
 }
 
 /**
@@ -53,6 +56,8 @@ export interface CandidateScore {
   contradictions: string[];
   /** Current network seen recently on this visitor. */
   sameNetwork: boolean;
+  /** Seen in the same wider block (widerNetwork()). */
+  sameWideNetwork: boolean;
   sameLanguage: boolean;
 }
 
@@ -66,6 +71,27 @@ export const MATCH = {
   tieMargin: 6,
   /** Penalty for a change of a component that already changed on this visitor. */
   knownVariablePenalty: 0.5,
+  /**
+   * Network evidence, log2 of P(this network | candidate) / P(this network | a new browser):
+   * seen on this network when it is a home or a shared one, seen only in the same wider block
+   * (IPv4 /16, IPv6 /32: the ISP's pool, e.g. after a new lease), or never near it.
+   */
+  homeNetworkBits: 8,
+  sharedNetworkBits: 1,
+  wideNetworkBits: 4,
+  otherNetworkBits: -1.5,
+  /** How much of the signal score difference between candidates counts (look-alikes differ only by drift). */
+  relativeScoreWeight: 0.5,
+  /** A WebKit browser seen within 7 days should still have its token. */
+  tokenShouldBeAliveBits: -3,
+  /** Prior of "a browser never seen" against one look-alike candidate, log2. */
+  newBits: 0,
+  /** A rare fingerprint (see decideWithoutToken) against a browser never seen, log2. */
+  rareFingerprintBits: -5,
+  /** Visitors of one hardware class (the `h:` key) from which the class counts as common. */
+  commonHardwareVisitors: 3,
+  /** Posterior needed to link. */
+  linkPosterior: 0.5,
   /** Visitors on one network from which on it is shared (carrier NAT, office, VPN), not a home. */
   sharedNetworkVisitors: 12,
   /** Font sets at least this similar (Jaccard) count as the same set that gained or lost a font. */
@@ -95,16 +121,30 @@ export function jaccard(a: readonly string[], b: readonly string[]): number {
   return common / (a.length + b.length - common);
 }
 
+/** Components a browser or OS release may change (rendering engines, WebGL, audio, fonts). */
+const RELEASE_SENSITIVE = new Set<string>([
+  'user_agent', 'ua_data', 'webgl_params', 'webgl_extensions', 'canvas_geometry', 'canvas_text', 'audio', 'math', 'font_preferences', 'fonts', 'plugins',
+]);
+
+/** Components that private-mode fingerprinting protection randomises. */
+const PRIVATE_NOISE = new Set<string>(['canvas_geometry', 'canvas_text', 'audio']);
+
 export function scoreCandidate(visit: VisitContext, candidate: Candidate): CandidateScore {
   const { values, fonts } = visit.features;
   const profile = candidate.profile;
   let score = 0;
   let vetoed = false;
   const contradictions: string[] = [];
+  const ua = values.user_agent;
+  const lastUa = profile.c.user_agent?.[0];
+  // A newer browser or OS release than last time explains new rendering hashes: no penalty.
+  const upgraded = !!ua && !!lastUa && isDowngrade(lastUa, ua);
   for (const name of COMPONENT_NAMES) {
     const value = values[name];
     const history = profile.c[name];
     if (value === undefined || !history || history.length === 0) continue;
+    // Private windows of Safari and Firefox randomise these per session: they say nothing.
+    if (visit.features.privateMode && PRIVATE_NOISE.has(name)) continue;
     const spec: { match: number; mismatch: number; veto?: boolean } = COMPONENTS[name];
     if (history.includes(value)) {
       score += spec.match;
@@ -118,14 +158,18 @@ export function scoreCandidate(visit: VisitContext, candidate: Candidate): Candi
         continue;
       }
     }
+    // A newer release explains a changed rendering hash; it counts as half a match, as a
+    // look-alike stranger on the same release would get a full one.
+    if (upgraded && RELEASE_SENSITIVE.has(name)) {
+      score += spec.match / 2;
+      continue;
+    }
     // A component this browser has already shown several values for (anti-fingerprinting noise,
     // a monitor it keeps switching) says little when it changes again.
     score -= !spec.veto && history.length >= 2 ? Math.min(spec.mismatch, MATCH.knownVariablePenalty) : spec.mismatch;
     contradictions.push(name);
     if (spec.veto) vetoed = true;
   }
-  const ua = values.user_agent;
-  const lastUa = profile.c.user_agent?.[0];
   if (ua && lastUa && isDowngrade(ua, lastUa)) {
     // An older browser or OS release than this visitor already ran: another browser.
     score -= 20;
@@ -138,6 +182,7 @@ export function scoreCandidate(visit: VisitContext, candidate: Candidate): Candi
     vetoed,
     contradictions,
     sameNetwork: visit.network !== null && profile.nets.includes(visit.network),
+    sameWideNetwork: visit.network !== null && profile.nets.some((n) => widerNetwork(n) === widerNetwork(visit.network!)),
     sameLanguage: visit.acceptLanguage !== null && profile.langs.includes(visit.acceptLanguage),
   };
 }
@@ -176,16 +221,19 @@ function oneBrowser(group: readonly CandidateScore[]): boolean {
 }
 
 /**
- * Decide a visit that brought no valid token.
- *
- * - No plausible candidate: a new visitor.
- * - On a private network (few visitors seen there: a home), look-alikes (candidates within
- *   `tieMargin` of the best) seen on this network decide: one of them, or the oldest of
- *   several that may be one browser split by cleared storage; proven-distinct twins cannot be
- *   told apart: a new visitor.
- * - On a shared network (carrier NAT, office, VPN) or a new one, the network says little: a
- *   match is linked only when the fingerprint is unique in the data and strong, or when it is
- *   the only one of its hardware class ever seen on this network.
+ * Decide a visit that brought no valid token: a posterior over "one of the candidates" and
+ * "a browser we have not seen", each hypothesis weighted (log2) by
+ * - the signal score relative to the best candidate (drift-aware likelihood ratio),
+ * - the network: a candidate seen on this network gains much when the network is private to a
+ *   few visitors (a home), little when it is shared (carrier NAT, office, VPN exit),
+ * - token loss: a WebKit browser keeps script storage for 7 days without a visit, so a
+ *   tokenless, non-private visit is unlikely from a candidate that visited days ago,
+ * - for "new": a prior that grows with the number of look-alikes (a common fingerprint is
+ *   often a different device).
+ * Look-alikes on this network never proven to be distinct browsers count as one browser split
+ * by cleared storage: their weights add up and the oldest ID answers.
+ * The visit links to the best hypothesis when its posterior reaches MATCH.linkPosterior; the
+ * posterior is the confidence.
  */
 export function decideWithoutToken(visit: VisitContext, candidates: readonly Candidate[], crowding: KeyCrowding): Decision {
   const scored = candidates
@@ -196,38 +244,48 @@ export function decideWithoutToken(visit: VisitContext, candidates: readonly Can
   if (!best) return { kind: 'new', path: 'new', confidence: confidence(MATCH_CONFIDENCE.newClear) };
 
   const lookalikes = scored.filter((s) => s.score >= best.score - MATCH.tieMargin);
-  // Network evidence weighs every plausible candidate, not only the top ones: the true visitor
-  // may have drifted (an OS update) while a stranger of the same model has not.
-  const onNetwork = scored.filter((s) => s.sameNetwork);
-  const pathOf = (s: CandidateScore) => (lookalikes.length > 1 ? 'cluster' : isExact(visit.features, s.candidate.profile) ? 'exact' : 'fuzzy');
   const sharedNetwork = (crowding.p ?? 0) >= MATCH.sharedNetworkVisitors;
-
-  if (!sharedNetwork && onNetwork.length === 1) {
-    const only = onNetwork[0]!;
-    return lookalikes.length === 1 && only === best
-      ? link(only, pathOf(only), MATCH_CONFIDENCE.homeUnique)
-      : link(only, pathOf(only), MATCH_CONFIDENCE.homeAmongLookalikes, 'look-alike visitors exist; linked by network');
-  }
-  if (!sharedNetwork && onNetwork.length > 1) {
-    if (oneBrowser(onNetwork)) {
-      return link([...onNetwork].sort(byAge)[0]!, 'cluster', MATCH_CONFIDENCE.homeSplitHealed, 'several look-alike visitors on this network, likely one browser');
-    }
-    return { kind: 'new', path: 'new', confidence: confidence(MATCH_CONFIDENCE.newAmbiguous, 'identical-looking devices on this network; none can be picked') };
-  }
-
-  const uniqueInData = lookalikes.length === 1 && (crowding.f ?? 0) <= 1 && (crowding.l ?? 0) <= 1;
-  if (uniqueInData && best.score >= MATCH.strongScore) {
-    return link(best, pathOf(best), MATCH_CONFIDENCE.signalsOnly, 'matched on signals only');
-  }
-  if (onNetwork.length === 1 && (crowding.n ?? 0) <= 1 && best === onNetwork[0]) {
-    return link(best, pathOf(best), MATCH_CONFIDENCE.sharedNetworkOnlyLookalike, 'the only visitor of this kind seen on this shared network');
-  }
-  return {
-    kind: 'new',
-    path: 'new',
-    confidence: confidence(MATCH_CONFIDENCE.newAmbiguous, 'look-alike visitors exist; not linked without distinctive evidence'),
+  const storageCapped = visit.features.values.vendor === WEBKIT_VENDOR && !visit.features.privateMode;
+  const weightOf = (s: CandidateScore) => {
+    let lw = MATCH.relativeScoreWeight * (s.score - best.score);
+    if (s.sameNetwork) lw += sharedNetwork ? MATCH.sharedNetworkBits : MATCH.homeNetworkBits;
+    else if (s.sameWideNetwork) lw += MATCH.wideNetworkBits;
+    else if (visit.network) lw += MATCH.otherNetworkBits;
+    const lastToken = s.candidate.lastTokenAt;
+    if (storageCapped && lastToken !== null && visit.now - lastToken < STORAGE_CAP_MS) lw += MATCH.tokenShouldBeAliveBits;
+    return 2 ** lw;
   };
+  const weights = new Map(scored.map((s) => [s, weightOf(s)]));
+  // How many browsers of this look could be behind the visit: on a home network, the look-alikes
+  // seen there; elsewhere, every look-alike retrieved.
+  const onNetwork = lookalikes.filter((s) => s.sameNetwork).length;
+  // A fingerprint whose font-based keys nobody else shares although its hardware class is
+  // common (a rare font set) is unlikely to come from a browser we have not seen.
+  const rare = (crowding.h ?? 0) >= MATCH.commonHardwareVisitors && (crowding.f ?? 0) <= 1 && (crowding.l ?? 0) <= 1 && lookalikes.length === 1;
+  const newWeight = 2 ** (MATCH.newBits + (rare ? MATCH.rareFingerprintBits : 0)) * (onNetwork > 0 && !sharedNetwork ? onNetwork : lookalikes.length);
+  const total = newWeight + [...weights.values()].reduce((a, b) => a + b, 0);
+
+  const top = [...scored].sort((a, b) => weights.get(b)! - weights.get(a)!)[0]!;
+  // One browser split by cleared storage: look-alikes on this (private) network never proven distinct.
+  const group = top.sameNetwork && !sharedNetwork ? scored.filter((s) => s === top || (s.sameNetwork && !provenDistinct(s.candidate, top.candidate))) : [top];
+  const groupWeight = group.reduce((sum, s) => sum + weights.get(s)!, 0);
+  const posterior = groupWeight / total;
+  if (posterior < MATCH.linkPosterior) {
+    return {
+      kind: 'new',
+      path: 'new',
+      confidence: confidence(newWeight / total, 'look-alike visitors exist; none is likely enough'),
+    };
+  }
+  const answer = [...group].sort(byAge)[0]!;
+  const path = lookalikes.length > 1 || group.length > 1 ? 'cluster' : isExact(visit.features, answer.candidate.profile) ? 'exact' : 'fuzzy';
+  const comment = !answer.sameNetwork ? 'matched on signals only' : lookalikes.length > 1 ? 'look-alike visitors exist; linked by network' : undefined;
+  return link(answer, path, posterior, comment);
 }
+
+/** WebKit browsers (all iOS browsers, Safari) report this vendor and cap script storage. */
+const WEBKIT_VENDOR = 'Apple Computer, Inc.';
+const STORAGE_CAP_MS = 7 * 24 * 3600 * 1000;
 
 function link(s: CandidateScore, path: Exclude<MatchPath, 'new'>, score: number, comment?: string): Decision {
   return { kind: 'link', visitorId: s.candidate.visitorId, path, confidence: confidence(score, comment) };

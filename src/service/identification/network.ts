@@ -31,3 +31,8 @@ export function normaliseAcceptLanguage(header: string | undefined): string | nu
     .slice(0, 10);
   return langs.length ? langs.join(',') : null;
 }
+
+/** The block around a networkPrefix(): IPv4 /16, IPv6 /32 (an ISP's address pool). */
+export function widerNetwork(prefix: string): string {
+  return prefix.startsWith('v4:') ? prefix.split('.').slice(0, 2).join('.') : prefix.split(':').slice(0, 3).join(':');
+}

@@ -2,8 +2,13 @@
  * The visitor token: a compact HS256 JWT the service signs and the agent keeps in the
  * browser's storages. It names the visitor and the workspace; only this installation's secret
  * can produce one, so a page cannot claim someone else's visitor ID.
+ *
+ * Signed and verified with node:crypto's synchronous HMAC rather than jose: jose goes through
+ * WebCrypto, whose every call is a job on the libuv thread pool (a thread hop, twice per
+ * identification). The format is the standard one, so any JWT library (jose in the tests)
+ * reads and makes the same tokens.
  */
-import { jwtVerify, SignJWT } from 'jose';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export interface VisitorTokenClaims {
   visitorId: string;
@@ -14,6 +19,8 @@ export interface VisitorTokenClaims {
 
 /** Longer than any sane token; a longer string is rejected before any crypto runs. */
 const MAX_TOKEN_LENGTH = 1024;
+/** The only header this codec writes or accepts: `{"alg":"HS256"}`. */
+const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256' })).toString('base64url');
 
 export interface VisitorTokenCodec {
   sign(visitorId: string, workspaceId: string, nowMs: number): Promise<string>;
@@ -23,29 +30,35 @@ export interface VisitorTokenCodec {
 
 export function createVisitorTokenCodec(secret: Uint8Array): VisitorTokenCodec {
   if (secret.length < 32) throw new Error('the visitor token secret must have at least 32 bytes');
-  // Import once: jose would otherwise convert the raw secret on every call.
-  const keyPromise = crypto.subtle.importKey('raw', new Uint8Array(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+  const key = Buffer.from(secret);
+  const mac = (signingInput: string) => createHmac('sha256', key).update(signingInput).digest();
 
   return {
     async sign(visitorId, workspaceId, nowMs) {
-      return new SignJWT({ wid: workspaceId })
-        .setProtectedHeader({ alg: 'HS256' })
-        .setSubject(visitorId)
-        .setIssuedAt(Math.floor(nowMs / 1000))
-        .sign(await keyPromise);
+      const claims = { wid: workspaceId, sub: visitorId, iat: Math.floor(nowMs / 1000) };
+      const signingInput = `${HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
+      return `${signingInput}.${mac(signingInput).toString('base64url')}`;
     },
     async verify(token, workspaceId, nowMs) {
       if (typeof token !== 'string' || token.length === 0 || token.length > MAX_TOKEN_LENGTH) return null;
+      const parts = token.split('.');
+      if (parts.length !== 3 || parts[0] !== HEADER) return null;
+      const signature = Buffer.from(parts[2]!, 'base64url');
+      const expected = mac(`${parts[0]}.${parts[1]}`);
+      if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) return null;
+      let payload: { wid?: unknown; sub?: unknown; iat?: unknown; exp?: unknown; nbf?: unknown };
       try {
-        const { payload } = await jwtVerify(token, await keyPromise, {
-          algorithms: ['HS256'],
-          currentDate: new Date(nowMs),
-        });
-        if (payload.wid !== workspaceId || typeof payload.sub !== 'string' || typeof payload.iat !== 'number') return null;
-        return { visitorId: payload.sub, workspaceId, issuedAt: payload.iat };
+        payload = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as typeof payload;
       } catch {
         return null;
       }
+      if (typeof payload !== 'object' || payload === null) return null;
+      if (payload.wid !== workspaceId || typeof payload.sub !== 'string' || typeof payload.iat !== 'number') return null;
+      // This codec never sets exp or nbf; honour them anyway if a token carries them.
+      const nowS = Math.floor(nowMs / 1000);
+      if (payload.exp !== undefined && (typeof payload.exp !== 'number' || payload.exp <= nowS)) return null;
+      if (payload.nbf !== undefined && (typeof payload.nbf !== 'number' || payload.nbf > nowS)) return null;
+      return { visitorId: payload.sub, workspaceId, issuedAt: payload.iat };
     },
   };
 }
