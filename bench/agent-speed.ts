@@ -7,7 +7,7 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { startTestService } from '../test/helpers/test-service.js';
-import { launchChromium } from '../e2e/agent/helpers/browser.js';
+import { launchChromium } from '../e2e/helpers/chromium.js';
 import { startPageServer } from '../e2e/agent/helpers/page-server.js';
 import { writeBenchOutput } from './bench-output.js';
 

@@ -9,7 +9,7 @@ import type { IdentifyRequest } from '../../src/protocol/index.js';
 import { SOURCES } from '../../src/agent/signals/index.js';
 import { startTestService, type TestService } from '../../test/helpers/test-service.js';
 import { get, ok, recordRequests, startAgent } from './helpers/agent-page.js';
-import { launchChromium } from './helpers/browser.js';
+import { launchChromium } from '../helpers/chromium.js';
 import { startPageServer, type PageServer } from './helpers/page-server.js';
 
 let svc: TestService;

@@ -7,7 +7,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startTestService, type TestService } from '../../test/helpers/test-service.js';
 import { get, ok, startAgent } from './helpers/agent-page.js';
-import { launchChromium } from './helpers/browser.js';
+import { launchChromium } from '../helpers/chromium.js';
 import { startPageServer, type PageServer } from './helpers/page-server.js';
 
 let svc: TestService;
