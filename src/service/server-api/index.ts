@@ -6,6 +6,7 @@
  */
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
+import { createAuthenticator } from './auth.js';
 import { ApiError, ERRORS, errorBody, type ErrorDialect } from './errors.js';
 import { registerV3Routes } from './routes-v3.js';
 import { registerV4Routes } from './routes-v4.js';
@@ -36,6 +37,7 @@ export const serverApiRoutes: FastifyPluginAsync<{ ctx: ServiceContext }> = asyn
     }
     return reply.code(apiError.kind.status).type('application/json; charset=utf-8').send(errorBody(apiError, dialect));
   });
-  registerV4Routes(app, ctx);
-  registerV3Routes(app, ctx);
+  const auth = createAuthenticator(ctx);
+  registerV4Routes(app, ctx, auth);
+  registerV3Routes(app, ctx, auth);
 };

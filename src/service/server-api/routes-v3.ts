@@ -8,7 +8,7 @@ import { toV3Event } from '../../events/v4-to-v3.js';
 import { MAX_REQUEST_BYTES } from '../../protocol/index.js';
 import type { LegacySearchEventsResponse } from '../../server/server-api-types.js';
 import type { ServiceContext } from '../context.js';
-import { authenticate } from './auth.js';
+import type { Authenticator } from './auth.js';
 import { ApiError, ERRORS } from './errors.js';
 import { getEventPayload } from './event-payload.js';
 import { searchEvents } from './event-search.js';
@@ -20,30 +20,29 @@ import { VISITS_SCAN_LIMIT, visitorHistory } from './visitor-history.js';
 
 type IdParams = { request_id?: string; visitor_id?: string };
 
-export function registerV3Routes(app: FastifyInstance, ctx: ServiceContext): void {
+export function registerV3Routes(app: FastifyInstance, ctx: ServiceContext, auth: Authenticator): void {
   const config = { dialect: 'v3' as const };
 
   // The visitor lookup answers errors with a plain `{"error": "<text>"}`.
   app.get<{ Params: IdParams }>('/visitors/:visitor_id', { config: { dialect: 'v3-plain' as const } }, async (request) => {
-    const caller = await authenticate(ctx, request, 'v3');
     const visitorId = parseId(request.params.visitor_id, 'visitor_id');
     const query = request.query as RawQuery;
     const paginationKey = single(query, 'paginationKey');
-    return visitorHistory(ctx.db, caller.workspaceId, {
+    const lookup = {
       visitorId,
       limit: parseIntParam(query, 'limit', { min: 0, max: VISITS_SCAN_LIMIT.max }),
       paginationKey: paginationKey === undefined ? undefined : parseId(paginationKey, 'paginationKey'),
       before: parseIntParam(query, 'before', { min: 0, max: Number.MAX_SAFE_INTEGER }),
       requestId: parseStringParam(query, 'request_id', 64),
       linkedId: parseStringParam(query, 'linked_id', 256),
-    });
+    };
+    return auth.read(request, 'v3', (workspaceId) => visitorHistory(ctx.db, workspaceId, lookup));
   });
 
   app.get('/events/search', { config }, async (request): Promise<LegacySearchEventsResponse> => {
-    const caller = await authenticate(ctx, request, 'v3');
     const search = parseEventSearch(request.query as RawQuery, ctx.clock(), ['pagination_key', 'paginationKey']);
     delete search.totalHits; // not part of v3
-    const page = await searchEvents(ctx.db, caller.workspaceId, search);
+    const page = await auth.read(request, 'v3', (workspaceId) => searchEvents(ctx.db, workspaceId, search));
     const response: LegacySearchEventsResponse = {
       events: page.payloads.map((p) => toV3Event(JSON.parse(p) as V4Event)),
     };
@@ -52,15 +51,14 @@ export function registerV3Routes(app: FastifyInstance, ctx: ServiceContext): voi
   });
 
   app.get<{ Params: IdParams }>('/events/:request_id', { config }, async (request) => {
-    const caller = await authenticate(ctx, request, 'v3');
     const requestId = parseId(request.params.request_id, 'request_id');
-    const payload = await getEventPayload(ctx.db, caller.workspaceId, requestId);
+    const payload = await auth.read(request, 'v3', (workspaceId) => getEventPayload(ctx.db, workspaceId, requestId));
     if (payload === undefined) throw new ApiError(ERRORS.eventNotFound);
     return toV3Event(JSON.parse(payload) as V4Event);
   });
 
   app.put<{ Params: IdParams }>('/events/:request_id', { config, bodyLimit: MAX_REQUEST_BYTES }, async (request, reply) => {
-    const caller = await authenticate(ctx, request, 'v3');
+    const caller = await auth.authenticate(request, 'v3');
     const eventId = parseId(request.params.request_id, 'request_id');
     const update = parseEventUpdate(request.body, 'v3');
     await updateEvent(ctx.db, { workspaceId: caller.workspaceId, eventId, update, now: ctx.clock() });
@@ -68,7 +66,7 @@ export function registerV3Routes(app: FastifyInstance, ctx: ServiceContext): voi
   });
 
   app.delete<{ Params: IdParams }>('/visitors/:visitor_id', { config }, async (request, reply) => {
-    const caller = await authenticate(ctx, request, 'v3');
+    const caller = await auth.authenticate(request, 'v3');
     const visitorId = parseId(request.params.visitor_id, 'visitor_id');
     await scheduleVisitorDeletion(ctx.db, { workspaceId: caller.workspaceId, visitorId, now: ctx.clock() });
     return reply.code(200).send();

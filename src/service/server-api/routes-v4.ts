@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import { MAX_REQUEST_BYTES } from '../../protocol/index.js';
-import { authenticate } from './auth.js';
+import type { Authenticator } from './auth.js';
 import { ApiError, ERRORS } from './errors.js';
 import { parseEventUpdate, updateEvent } from './event-update.js';
 import { getEventPayload } from './event-payload.js';
@@ -21,13 +21,12 @@ function assertStoredJson(payload: string): void {
   JSON.parse(payload);
 }
 
-export function registerV4Routes(app: FastifyInstance, ctx: ServiceContext): void {
+export function registerV4Routes(app: FastifyInstance, ctx: ServiceContext, auth: Authenticator): void {
   const config = { dialect: 'v4' as const };
 
   app.get('/v4/events', { config }, async (request, reply) => {
-    const caller = await authenticate(ctx, request, 'v4');
     const search = parseEventSearch(request.query as RawQuery, ctx.clock());
-    const page = await searchEvents(ctx.db, caller.workspaceId, search);
+    const page = await auth.read(request, 'v4', (workspaceId) => searchEvents(ctx.db, workspaceId, search));
     page.payloads.forEach(assertStoredJson);
     // Payloads are stored as the event JSON: spliced in as they are, never re-serialised.
     let body = `{"events":[${page.payloads.join(',')}]`;
@@ -37,9 +36,8 @@ export function registerV4Routes(app: FastifyInstance, ctx: ServiceContext): voi
   });
 
   app.get<{ Params: IdParams }>('/v4/events/:event_id', { config }, async (request, reply) => {
-    const caller = await authenticate(ctx, request, 'v4');
     const eventId = parseId(request.params.event_id, 'event_id');
-    const payload = await getEventPayload(ctx.db, caller.workspaceId, eventId);
+    const payload = await auth.read(request, 'v4', (workspaceId) => getEventPayload(ctx.db, workspaceId, eventId));
     if (payload === undefined) throw new ApiError(ERRORS.eventNotFound);
     assertStoredJson(payload);
     return reply.type('application/json; charset=utf-8').send(payload);
@@ -49,7 +47,7 @@ export function registerV4Routes(app: FastifyInstance, ctx: ServiceContext): voi
     '/v4/events/:event_id',
     { config, bodyLimit: MAX_REQUEST_BYTES },
     async (request, reply) => {
-      const caller = await authenticate(ctx, request, 'v4');
+      const caller = await auth.authenticate(request, 'v4');
       const eventId = parseId(request.params.event_id, 'event_id');
       const update = parseEventUpdate(request.body, 'v4');
       await updateEvent(ctx.db, { workspaceId: caller.workspaceId, eventId, update, now: ctx.clock() });
@@ -58,7 +56,7 @@ export function registerV4Routes(app: FastifyInstance, ctx: ServiceContext): voi
   );
 
   app.delete<{ Params: IdParams }>('/v4/visitors/:visitor_id', { config }, async (request, reply) => {
-    const caller = await authenticate(ctx, request, 'v4');
+    const caller = await auth.authenticate(request, 'v4');
     const visitorId = parseId(request.params.visitor_id, 'visitor_id');
     await scheduleVisitorDeletion(ctx.db, { workspaceId: caller.workspaceId, visitorId, now: ctx.clock() });
     return reply.code(200).send();
