@@ -17,7 +17,8 @@ import {
   type IdentificationDb,
   type StoredVisitor,
 } from './identity-store.js';
-import { CONFIDENCE_VERSION, decideWithoutToken, judgeTokenVisit, type MatchPath, type VisitContext } from './matcher.js';
+import { addJar, observeJarUse, type JarRecord } from './jars.js';
+import { CONFIDENCE_VERSION, confidenceOf, decideWithoutToken, judgeTokenVisit, MATCH_CONFIDENCE, type MatchPath, type VisitContext } from './matcher.js';
 import { networkPrefix, normaliseAcceptLanguage } from './network.js';
 import { emptyProfile, updateProfile } from './profile.js';
 import { createVisitorTokenCodec } from './visitor-token.js';
@@ -59,30 +60,53 @@ function visitKeys(visit: VisitContext): string[] {
 
 /** 20 characters [A-Za-z0-9], like the reference's visitor IDs. */
 export const newVisitorId = (): string => randomString(20);
+const newJarId = (): string => randomString(10);
 
 export function createIdentifier(opts: { db: Kysely<Database>; engine: 'sqlite' | 'postgres'; tokenSecret: Uint8Array }): Identifier {
   // The Database type composes IdentificationTables; this module only touches its own tables.
   const db = opts.db as unknown as IdentificationDb;
   const tokens = createVisitorTokenCodec(opts.tokenSecret);
 
+  /** Records the visit on an existing visitor and issues its token for `jar`. */
   async function linkExisting(
     input: IdentifyInput,
     visit: VisitContext,
     visitor: StoredVisitor,
-    withToken: boolean,
-    confidence: Confidence,
-    path: IdentifyOutcome['path'],
+    link: { withToken: boolean; jar: string; jars: JarRecord[]; twins: number; confidence: Confidence; path: IdentifyOutcome['path'] },
   ): Promise<IdentifyOutcome> {
-    const profile = updateProfile(visitor.profile, visit.features, visit.network, visit.acceptLanguage);
-    await recordVisit(db, { workspaceId: input.workspaceId, visitor, now: input.now, profile, keys: visitKeys(visit), withToken });
+    const profile = {
+      ...updateProfile(visitor.profile, visit.features, visit.network, visit.acceptLanguage),
+      jars: link.jars,
+      ...(link.twins > 0 ? { twins: link.twins } : {}),
+    };
+    await recordVisit(db, { workspaceId: input.workspaceId, visitor, now: input.now, profile, keys: visitKeys(visit), withToken: link.withToken });
     return {
       visitorId: visitor.visitorId,
       visitorFound: true,
-      confidence,
+      confidence: link.confidence,
       firstSeenAt: visitor.firstSeenAt,
       lastSeenAt: visitor.lastSeenAt,
-      token: await tokens.sign(visitor.visitorId, input.workspaceId, input.now),
-      path,
+      token: await tokens.sign(visitor.visitorId, input.workspaceId, input.now, link.jar),
+      path: link.path,
+    };
+  }
+
+  async function createVisitor(input: IdentifyInput, visit: VisitContext, keys: string[], confidence: Confidence): Promise<IdentifyOutcome> {
+    const visitorId = newVisitorId();
+    const jar = newJarId();
+    const profile = {
+      ...updateProfile(emptyProfile(), visit.features, visit.network, visit.acceptLanguage),
+      jars: addJar([], jar, input.now, visit.features.privateMode),
+    };
+    await insertVisitor(db, { workspaceId: input.workspaceId, visitorId, now: input.now, profile, keys });
+    return {
+      visitorId,
+      visitorFound: false,
+      confidence,
+      firstSeenAt: input.now,
+      lastSeenAt: input.now,
+      token: await tokens.sign(visitorId, input.workspaceId, input.now, jar),
+      path: 'new',
     };
   }
 
@@ -95,36 +119,39 @@ export function createIdentifier(opts: { db: Kysely<Database>; engine: 'sqlite' 
         acceptLanguage: normaliseAcceptLanguage(input.acceptLanguage),
         now: input.now,
       };
+      const keys = visitKeys(visit);
 
-      // 1. A genuine token of this workspace naming a visitor that still exists wins.
+      // 1. A genuine token of this workspace naming a visitor that still exists wins, unless its
+      //    jar was revoked because another browser was proven to hold this visitor's ID.
       const claims = input.token ? await tokens.verify(input.token, input.workspaceId, input.now) : null;
       if (claims) {
         const visitor = await loadVisitor(db, input.workspaceId, claims.visitorId);
-        if (visitor) return linkExisting(input, visit, visitor, true, judgeTokenVisit(visit, visitor), 'token');
+        if (visitor) {
+          const jar = claims.instance ?? newJarId();
+          const seen = observeJarUse(visitor.profile.jars ?? [], jar, input.now, features.privateMode);
+          if (seen.revoked) {
+            return createVisitor(input, visit, keys, confidenceOf(MATCH_CONFIDENCE.newAfterRevokedJar, 'the token was shared with another browser; a new visitor'));
+          }
+          const twins = (visitor.profile.twins ?? 0) + (seen.conflict ? 1 : 0);
+          const confidence = judgeTokenVisit(visit, visitor);
+          return linkExisting(input, visit, visitor, { withToken: true, jar, jars: seen.jars, twins, confidence, path: 'token' });
+        }
       }
 
       // 2. Signals: exact or fuzzy match among indexed candidates, unique enough.
-      const keys = visitKeys(visit);
       const { candidates, crowding } = await findCandidates(db, input.workspaceId, keys);
       const decision = decideWithoutToken(visit, candidates, crowding);
       if (decision.kind === 'link') {
         const visitor = candidates.find((c) => c.visitorId === decision.visitorId)!;
-        return linkExisting(input, visit, visitor, false, decision.confidence, decision.path);
+        const jar = newJarId();
+        const jars = addJar(visitor.profile.jars ?? [], jar, input.now, features.privateMode);
+        return linkExisting(input, visit, visitor, {
+          withToken: false, jar, jars, twins: visitor.profile.twins ?? 0, confidence: decision.confidence, path: decision.path,
+        });
       }
 
       // 3. A new visitor.
-      const visitorId = newVisitorId();
-      const profile = updateProfile(emptyProfile(), features, visit.network, visit.acceptLanguage);
-      await insertVisitor(db, { workspaceId: input.workspaceId, visitorId, now: input.now, profile, keys });
-      return {
-        visitorId,
-        visitorFound: false,
-        confidence: decision.confidence,
-        firstSeenAt: input.now,
-        lastSeenAt: input.now,
-        token: await tokens.sign(visitorId, input.workspaceId, input.now),
-        path: 'new',
-      };
+      return createVisitor(input, visit, keys, decision.confidence);
     },
   };
 }

@@ -86,6 +86,8 @@ export const MATCH = {
   tokenShouldBeAliveBits: -3,
   /** Prior of "a browser never seen" against one look-alike candidate, log2. */
   newBits: 0,
+  /** A visitor proven to be shared by two browsers (jars.ts), log2. */
+  twinnedVisitorBits: -6,
   /** A rare fingerprint (see decideWithoutToken) against a browser never seen, log2. */
   rareFingerprintBits: -5,
   /** Visitors of one hardware class (the `h:` key) from which the class counts as common. */
@@ -110,6 +112,7 @@ export const MATCH_CONFIDENCE = {
   signalsOnly: 0.85,
   sharedNetworkOnlyLookalike: 0.8,
   newClear: 0.95,
+  newAfterRevokedJar: 0.9,
   newAmbiguous: 0.6,
 };
 
@@ -193,7 +196,7 @@ export type Decision =
   | { kind: 'link'; visitorId: string; path: Exclude<MatchPath, 'new'>; confidence: Confidence }
   | { kind: 'new'; path: 'new'; confidence: Confidence };
 
-const confidence = (score: number, comment?: string): Confidence => ({
+export const confidenceOf = (score: number, comment?: string): Confidence => ({
   score: Math.round(score * 1000) / 1000,
   version: CONFIDENCE_VERSION,
   ...(comment ? { comment } : {}),
@@ -205,6 +208,8 @@ const confidence = (score: number, comment?: string): Confidence => ({
  * just be the older one after its storage was cleared (a split, which we heal by answering
  * with the oldest).
  */
+const confidence = confidenceOf;
+
 export function provenDistinct(a: Candidate, b: Candidate): boolean {
   const [older, younger] = a.firstSeenAt <= b.firstSeenAt ? [a, b] : [b, a];
   return older.lastTokenAt !== null && older.lastTokenAt > younger.firstSeenAt;
@@ -251,6 +256,8 @@ export function decideWithoutToken(visit: VisitContext, candidates: readonly Can
     if (s.sameNetwork) lw += sharedNetwork ? MATCH.sharedNetworkBits : MATCH.homeNetworkBits;
     else if (s.sameWideNetwork) lw += MATCH.wideNetworkBits;
     else if (visit.network) lw += MATCH.otherNetworkBits;
+    // Two browsers were proven to share this visitor ID: it stands for a cluster of look-alikes.
+    if (s.candidate.profile.twins) lw += MATCH.twinnedVisitorBits;
     const lastToken = s.candidate.lastTokenAt;
     if (storageCapped && lastToken !== null && visit.now - lastToken < STORAGE_CAP_MS) lw += MATCH.tokenShouldBeAliveBits;
     return 2 ** lw;

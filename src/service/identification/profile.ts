@@ -5,6 +5,7 @@
  */
 import { COMPONENTS, COMPONENT_NAMES, type ComponentName } from './components.js';
 import type { Features } from './features.js';
+import type { JarRecord } from './jars.js';
 
 export interface VisitorProfile {
   v: 1;
@@ -16,6 +17,10 @@ export interface VisitorProfile {
   nets: string[];
   /** Recent normalised Accept-Language values, newest first. */
   langs: string[];
+  /** Storage jars seen with this visitor's tokens (jars.ts). */
+  jars?: JarRecord[];
+  /** Times two browsers were proven to share this visitor ID. */
+  twins?: number;
 }
 
 const HISTORY = { hard: 2, stable: 3, drift: 4 } as const;
@@ -45,6 +50,7 @@ export function updateProfile(
     if (value !== undefined) c[name] = pushRecent(c[name] ?? [], value, HISTORY[COMPONENTS[name].kind]);
   }
   return {
+    ...profile,
     v: 1,
     c,
     fonts: features.fonts ? pushRecent(profile.fonts, features.fonts, MAX_FONT_SETS, sameList) : profile.fonts,
@@ -64,6 +70,8 @@ export function parseProfile(json: string): VisitorProfile {
       fonts: Array.isArray(p.fonts) ? p.fonts : [],
       nets: Array.isArray(p.nets) ? p.nets : [],
       langs: Array.isArray(p.langs) ? p.langs : [],
+      ...(Array.isArray(p.jars) ? { jars: p.jars } : {}),
+      ...(typeof p.twins === 'number' ? { twins: p.twins } : {}),
     };
   } catch {
     return emptyProfile();

@@ -15,6 +15,11 @@ export interface VisitorTokenClaims {
   workspaceId: string;
   /** Seconds since epoch, when the token was issued. */
   issuedAt: number;
+  /**
+   * Which storage jar holds the token: minted when a visit without a valid token gets one,
+   * kept on every re-issue. Two jars of one visitor in use at once are two browsers.
+   */
+  instance?: string;
 }
 
 /** Longer than any sane token; a longer string is rejected before any crypto runs. */
@@ -23,7 +28,7 @@ const MAX_TOKEN_LENGTH = 1024;
 const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256' })).toString('base64url');
 
 export interface VisitorTokenCodec {
-  sign(visitorId: string, workspaceId: string, nowMs: number): Promise<string>;
+  sign(visitorId: string, workspaceId: string, nowMs: number, instance?: string): Promise<string>;
   /** The claims of a genuine token of this workspace, or null (forged, foreign, malformed). */
   verify(token: string, workspaceId: string, nowMs: number): Promise<VisitorTokenClaims | null>;
 }
@@ -34,8 +39,8 @@ export function createVisitorTokenCodec(secret: Uint8Array): VisitorTokenCodec {
   const mac = (signingInput: string) => createHmac('sha256', key).update(signingInput).digest();
 
   return {
-    async sign(visitorId, workspaceId, nowMs) {
-      const claims = { wid: workspaceId, sub: visitorId, iat: Math.floor(nowMs / 1000) };
+    async sign(visitorId, workspaceId, nowMs, instance) {
+      const claims = { wid: workspaceId, sub: visitorId, iat: Math.floor(nowMs / 1000), ...(instance ? { ins: instance } : {}) };
       const signingInput = `${HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
       return `${signingInput}.${mac(signingInput).toString('base64url')}`;
     },
@@ -46,7 +51,7 @@ export function createVisitorTokenCodec(secret: Uint8Array): VisitorTokenCodec {
       const signature = Buffer.from(parts[2]!, 'base64url');
       const expected = mac(`${parts[0]}.${parts[1]}`);
       if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) return null;
-      let payload: { wid?: unknown; sub?: unknown; iat?: unknown; exp?: unknown; nbf?: unknown };
+      let payload: { wid?: unknown; sub?: unknown; iat?: unknown; exp?: unknown; nbf?: unknown; ins?: unknown };
       try {
         payload = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as typeof payload;
       } catch {
@@ -58,7 +63,8 @@ export function createVisitorTokenCodec(secret: Uint8Array): VisitorTokenCodec {
       const nowS = Math.floor(nowMs / 1000);
       if (payload.exp !== undefined && (typeof payload.exp !== 'number' || payload.exp <= nowS)) return null;
       if (payload.nbf !== undefined && (typeof payload.nbf !== 'number' || payload.nbf > nowS)) return null;
-      return { visitorId: payload.sub, workspaceId, issuedAt: payload.iat };
+      const instance = typeof payload.ins === 'string' && payload.ins.length <= 32 ? payload.ins : undefined;
+      return { visitorId: payload.sub, workspaceId, issuedAt: payload.iat, ...(instance ? { instance } : {}) };
     },
   };
 }
