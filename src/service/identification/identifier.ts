@@ -58,6 +58,12 @@ function visitKeys(visit: VisitContext): string[] {
   return [...visit.features.blockingKeys, ...networkKeys(visit.features, visit.network)];
 }
 
+/** An answer is only as sure as the visitor ID's own creation was (profile.birth). */
+function inherit(confidence: Confidence, visitor: StoredVisitor): Confidence {
+  const birth = visitor.profile.birth ?? 1;
+  return birth >= 1 ? confidence : { ...confidence, score: Math.round(confidence.score * birth * 1000) / 1000 };
+}
+
 /** 20 characters [A-Za-z0-9], like the reference's visitor IDs. */
 export const newVisitorId = (): string => randomString(20);
 const newJarId = (): string => randomString(10);
@@ -97,6 +103,7 @@ export function createIdentifier(opts: { db: Kysely<Database>; engine: 'sqlite' 
     const profile = {
       ...updateProfile(emptyProfile(), visit.features, visit.network, visit.acceptLanguage),
       jars: addJar([], jar, input.now, visit.features.privateMode),
+      birth: confidence.score,
     };
     await insertVisitor(db, { workspaceId: input.workspaceId, visitorId, now: input.now, profile, keys });
     return {
@@ -133,7 +140,7 @@ export function createIdentifier(opts: { db: Kysely<Database>; engine: 'sqlite' 
             return createVisitor(input, visit, keys, confidenceOf(MATCH_CONFIDENCE.newAfterRevokedJar, 'the token was shared with another browser; a new visitor'));
           }
           const twins = (visitor.profile.twins ?? 0) + (seen.conflict ? 1 : 0);
-          const confidence = judgeTokenVisit(visit, visitor);
+          const confidence = inherit(judgeTokenVisit(visit, visitor), visitor);
           return linkExisting(input, visit, visitor, { withToken: true, jar, jars: seen.jars, twins, confidence, path: 'token' });
         }
       }
@@ -146,7 +153,7 @@ export function createIdentifier(opts: { db: Kysely<Database>; engine: 'sqlite' 
         const jar = newJarId();
         const jars = addJar(visitor.profile.jars ?? [], jar, input.now, features.privateMode);
         return linkExisting(input, visit, visitor, {
-          withToken: false, jar, jars, twins: visitor.profile.twins ?? 0, confidence: decision.confidence, path: decision.path,
+          withToken: false, jar, jars, twins: visitor.profile.twins ?? 0, confidence: inherit(decision.confidence, visitor), path: decision.path,
         });
       }
 

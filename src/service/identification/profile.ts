@@ -21,6 +21,12 @@ export interface VisitorProfile {
   jars?: JarRecord[];
   /** Times two browsers were proven to share this visitor ID. */
   twins?: number;
+  /**
+   * Confidence that the visitor was a browser never seen before when it was created (below 1
+   * when look-alikes existed: it may be a known browser that lost its storage). Every later
+   * answer with this ID inherits it.
+   */
+  birth?: number;
 }
 
 const HISTORY = { hard: 2, stable: 3, drift: 4 } as const;
@@ -72,6 +78,7 @@ export function parseProfile(json: string): VisitorProfile {
       langs: Array.isArray(p.langs) ? p.langs : [],
       ...(Array.isArray(p.jars) ? { jars: p.jars } : {}),
       ...(typeof p.twins === 'number' ? { twins: p.twins } : {}),
+      ...(typeof p.birth === 'number' ? { birth: p.birth } : {}),
     };
   } catch {
     return emptyProfile();
