@@ -6,7 +6,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { IdentifyRequest } from '../../protocol/index.js';
+import type { RecentEvent } from '../store/recent-activity.js';
 
+/** At most the 24 hours of the visitor's events that recent-activity.ts reads. */
 export const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /** Undefined without a token: a tokenless request cannot be told from a repeat visit. */
@@ -15,4 +17,10 @@ export function requestHash(request: IdentifyRequest): string | undefined {
   return createHash('sha256')
     .update(JSON.stringify([request.token, request.url, request.linked_id ?? null, request.tags ?? null, request.signals]))
     .digest('base64url');
+}
+
+/** True when one of the visitor's recent events (recent-activity.ts) had this request hash. */
+export function isReplay(hash: string | undefined, visitorEvents: readonly RecentEvent[], now: number): boolean {
+  if (hash === undefined) return false;
+  return visitorEvents.some((e) => e.requestHash === hash && e.timestamp >= now - REPLAY_WINDOW_MS);
 }

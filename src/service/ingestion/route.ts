@@ -14,13 +14,14 @@ import {
 } from '../../protocol/index.js';
 import type { ServiceContext } from '../context.js';
 import { buildEvent } from '../event-building/build-event.js';
-import { REPLAY_WINDOW_MS, requestHash } from '../event-building/request-hash.js';
+import { isReplay, requestHash } from '../event-building/request-hash.js';
 import { decide } from '../filtering/first-match.js';
 import { buildRuleRequest } from '../filtering/rule-request.js';
 import { findApiKeyWithRegion } from '../store/api-keys.js';
-import { hasRecentRequestHash, insertEvent } from '../store/events.js';
-import { listFilteringRules } from '../store/filtering-rules.js';
+import { insertEvent } from '../store/events.js';
+import { listFilteringRulesCached } from '../store/filtering-rules.js';
 import { newEventId } from '../store/ids.js';
+import { readRecentActivity } from '../store/recent-activity.js';
 import { computeVelocity } from '../store/velocity.js';
 import { normaliseIp } from './client-ip.js';
 import { allowAnyOrigin, answerPreflight } from './cors.js';
@@ -86,7 +87,7 @@ export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: Service
     }
 
     const environmentId = key.environment_id;
-    const rules = await listFilteringRules(ctx.db, environmentId);
+    const rules = await listFilteringRulesCached(ctx.db, environmentId);
     if (rules.length > 0) {
       const ruleRequest = buildRuleRequest({ ip, headers: request.headers, sdkPlatform: body.sdk.platform, sdkVersion: body.sdk.version });
       const decision = decide(rules, ctx.ruleEvaluator, ruleRequest);
@@ -109,16 +110,10 @@ export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: Service
     });
 
     const hash = requestHash(body);
-    const replayed = hash
-      ? await hasRecentRequestHash(ctx.db, { workspaceId: key.workspace_id, visitorId: outcome.visitorId, requestHash: hash, sinceMs: now - REPLAY_WINDOW_MS })
-      : false;
-    const velocity = await computeVelocity(ctx.db, {
-      workspaceId: key.workspace_id,
-      visitorId: outcome.visitorId,
-      ip,
-      linkedId: body.linked_id,
-      now,
-    });
+    const recent = { workspaceId: key.workspace_id, visitorId: outcome.visitorId, ip, linkedId: body.linked_id, now };
+    const activity = await readRecentActivity(ctx.db, recent);
+    const replayed = isReplay(hash, activity.visitorEvents, now);
+    const velocity = computeVelocity(activity, recent);
     const event = buildEvent({
       eventId: newEventId(now),
       now,

@@ -1,6 +1,7 @@
 /** API keys: public (agent), secret (Server API), proxy, and management (Management API). */
 import type { Kysely } from 'kysely';
 import { newId, randomString } from './ids.js';
+import { createReadCache, invalidateReadCaches } from './read-cache.js';
 import type { ApiKeysTable, ApiKeyType, Database } from './schema.js';
 
 export const API_KEY_TYPES: readonly ApiKeyType[] = ['public', 'secret', 'proxy', 'management'];
@@ -45,6 +46,7 @@ export async function createApiKey(
     disabled_at: null,
   };
   await db.insertInto('api_keys').values(row).execute();
+  invalidateReadCaches();
   return row;
 }
 
@@ -75,23 +77,32 @@ export async function setApiKeyStatus(
     .set({ status, disabled_at: status === 'disabled' ? now : null })
     .where('id', '=', id)
     .executeTakeFirst();
+  invalidateReadCaches();
   return Number(result.numUpdatedRows) > 0;
 }
 
 export async function setApiKeyRateLimit(db: Kysely<Database>, id: string, requestsPerSecond: number): Promise<void> {
   await db.updateTable('api_keys').set({ rate_limit: requestsPerSecond }).where('id', '=', id).execute();
+  invalidateReadCaches();
 }
 
-/** A key with its workspace's region: what ingestion needs to authorise a request, in one query. */
-export async function findApiKeyWithRegion(
-  db: Kysely<Database>,
-  token: string,
-): Promise<(ApiKeysTable & { region: string }) | undefined> {
-  return db
-    .selectFrom('api_keys')
-    .innerJoin('workspaces', 'workspaces.id', 'api_keys.workspace_id')
-    .selectAll('api_keys')
-    .select('workspaces.region')
-    .where('api_keys.token', '=', token)
-    .executeTakeFirst();
+type KeyWithRegion = ApiKeysTable & { region: string };
+const keysWithRegion = createReadCache<Readonly<KeyWithRegion> | undefined>();
+
+/**
+ * A key with its workspace's region: what ingestion and the CDN route need to authorise a
+ * request, in one query. Cached briefly (read-cache.ts): a key disabled by another process
+ * stops working within READ_CACHE_TTL_MS, at once when disabled through this process.
+ */
+export async function findApiKeyWithRegion(db: Kysely<Database>, token: string): Promise<Readonly<KeyWithRegion> | undefined> {
+  return keysWithRegion.get(db, token, async () => {
+    const row = await db
+      .selectFrom('api_keys')
+      .innerJoin('workspaces', 'workspaces.id', 'api_keys.workspace_id')
+      .selectAll('api_keys')
+      .select('workspaces.region')
+      .where('api_keys.token', '=', token)
+      .executeTakeFirst();
+    return row && Object.freeze(row);
+  });
 }

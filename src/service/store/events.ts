@@ -97,29 +97,3 @@ export async function countEvents(db: Db, workspaceId?: string): Promise<number>
   const row = await q.executeTakeFirstOrThrow();
   return Number(row.n);
 }
-
-/** How many of a visitor's newest events the replay check looks at (bounded work per request). */
-export const REPLAY_SCAN_LIMIT = 1000;
-
-/** True when one of the visitor's newest events since `sinceMs` has this request hash. */
-export async function hasRecentRequestHash(
-  db: Db,
-  opts: { workspaceId: string; visitorId: string; requestHash: string; sinceMs: number },
-): Promise<boolean> {
-  const recent = db
-    .selectFrom('events')
-    .select('request_hash')
-    .where('workspace_id', '=', opts.workspaceId)
-    .where('visitor_id', '=', opts.visitorId)
-    .where('timestamp', '>=', opts.sinceMs)
-    .orderBy('timestamp', 'desc')
-    .limit(REPLAY_SCAN_LIMIT)
-    .as('recent');
-  const row = await db
-    .selectFrom(recent)
-    .select('recent.request_hash')
-    .where('recent.request_hash', '=', opts.requestHash)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
-}

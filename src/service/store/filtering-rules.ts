@@ -1,6 +1,7 @@
 /** Filtering rules of an environment, kept in `position` order. */
 import type { Kysely } from 'kysely';
 import { newId } from './ids.js';
+import { createReadCache, invalidateReadCaches } from './read-cache.js';
 import type { Database, FilteringRulesTable } from './schema.js';
 
 /** The environment's rules in evaluation order (position, then creation). */
@@ -13,6 +14,16 @@ export async function listFilteringRules(db: Kysely<Database>, environmentId: st
     .orderBy('created_at')
     .orderBy('id')
     .execute();
+}
+
+const rulesOfEnvironment = createReadCache<readonly FilteringRulesTable[]>();
+
+/**
+ * listFilteringRules for ingestion, cached briefly (read-cache.ts): a rule changed by another
+ * process applies within READ_CACHE_TTL_MS, at once when changed through this process.
+ */
+export async function listFilteringRulesCached(db: Kysely<Database>, environmentId: string): Promise<readonly FilteringRulesTable[]> {
+  return rulesOfEnvironment.get(db, environmentId, async () => Object.freeze(await listFilteringRules(db, environmentId)));
 }
 
 /** Stores a rule as given (no expression validation: the Management API validates before calling this). */
@@ -51,5 +62,6 @@ export async function insertFilteringRule(
     updated_at: null,
   };
   await db.insertInto('filtering_rules').values(row).execute();
+  invalidateReadCaches();
   return row;
 }

@@ -1,6 +1,7 @@
 /** Workspaces and their environments. */
 import type { Kysely } from 'kysely';
 import { newId } from './ids.js';
+import { invalidateReadCaches } from './read-cache.js';
 import type { Database, EnvironmentsTable, WorkspacesTable } from './schema.js';
 
 export type Region = WorkspacesTable['region'];
@@ -25,6 +26,7 @@ export async function getWorkspace(db: Kysely<Database>, id: string): Promise<Wo
 
 export async function setWorkspaceRegion(db: Kysely<Database>, id: string, region: Region): Promise<void> {
   await db.updateTable('workspaces').set({ region }).where('id', '=', id).execute();
+  invalidateReadCaches();
 }
 
 /** Visitor deletion through the Server API is an opt-in of the workspace (the contract's Enterprise feature). */
