@@ -4,11 +4,11 @@
  * the endpoint rules (fallback past a dead endpoint, withoutDefault, server errors).
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { startTestService, type TestService } from '../../test/helpers/test-service.js';
+import { describe, expect, test } from 'vitest';
+import type { TestService } from '../../test/helpers/test-service.js';
 import { ok, recordRequests, startAndGet } from './helpers/agent-page.js';
-import { launchChromium } from '../helpers/chromium.js';
-import { deadEndpoint, startPageServer, type PageServer } from './helpers/page-server.js';
+import { useAgentSuite, useFreshPage } from './helpers/agent-suite.js';
+import { deadEndpoint, type PageServer } from './helpers/page-server.js';
 
 let svc: TestService;
 let site: PageServer;
@@ -16,20 +16,10 @@ let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 
-beforeAll(async () => {
-  [svc, site, browser] = await Promise.all([startTestService(), startPageServer(), launchChromium()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await site?.close();
-  await svc?.close();
-});
-beforeEach(async () => {
-  context = await browser.newContext();
-  page = await context.newPage();
-});
-afterEach(async () => {
-  await context.close();
+useAgentSuite((suite) => ({ svc, site, browser } = suite));
+useFreshPage(() => browser, (c, p) => {
+  context = c;
+  page = p;
 });
 
 const storedEvent = (eventId: string) =>

@@ -4,32 +4,22 @@
  * that replaces a canvas built-in.
  */
 import type { Browser, BrowserContext } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import type { IdentifyRequest } from '../../src/protocol/index.js';
 import { SOURCES } from '../../src/agent/signals/index.js';
-import { startTestService, type TestService } from '../../test/helpers/test-service.js';
+import type { TestService } from '../../test/helpers/test-service.js';
 import { get, ok, recordRequests, startAgent } from './helpers/agent-page.js';
-import { launchChromium } from '../helpers/chromium.js';
-import { startPageServer, type PageServer } from './helpers/page-server.js';
+import { useAgentSuite, useFreshPage } from './helpers/agent-suite.js';
+import type { PageServer } from './helpers/page-server.js';
 
 let svc: TestService;
 let site: PageServer;
 let browser: Browser;
 let context: BrowserContext;
 
-beforeAll(async () => {
-  [svc, site, browser] = await Promise.all([startTestService(), startPageServer(), launchChromium()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await site?.close();
-  await svc?.close();
-});
-beforeEach(async () => {
-  context = await browser.newContext();
-});
-afterEach(async () => {
-  await context.close();
+useAgentSuite((suite) => ({ svc, site, browser } = suite));
+useFreshPage(() => browser, (c) => {
+  context = c;
 });
 
 const HASH = /^[\w-]{43}$/;

@@ -4,11 +4,11 @@
  * the cookie, localStorage and IndexedDB, restored from whichever survives.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { startTestService, type TestService } from '../../test/helpers/test-service.js';
+import { describe, expect, test } from 'vitest';
+import type { TestService } from '../../test/helpers/test-service.js';
 import { get, ok, recordRequests, startAgent } from './helpers/agent-page.js';
-import { launchChromium } from '../helpers/chromium.js';
-import { startPageServer, type PageServer } from './helpers/page-server.js';
+import { useAgentSuite, useFreshPage } from './helpers/agent-suite.js';
+import type { PageServer } from './helpers/page-server.js';
 
 let svc: TestService;
 let site: PageServer;
@@ -16,20 +16,10 @@ let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 
-beforeAll(async () => {
-  [svc, site, browser] = await Promise.all([startTestService(), startPageServer(), launchChromium()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await site?.close();
-  await svc?.close();
-});
-beforeEach(async () => {
-  context = await browser.newContext();
-  page = await context.newPage();
-});
-afterEach(async () => {
-  await context.close();
+useAgentSuite((suite) => ({ svc, site, browser } = suite));
+useFreshPage(() => browser, (c, p) => {
+  context = c;
+  page = p;
 });
 
 const options = (extra: Record<string, unknown> = {}) => ({ apiKey: svc.keys.publicKey, endpoints: svc.url, ...extra });

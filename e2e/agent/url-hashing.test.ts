@@ -4,24 +4,17 @@
  */
 import { createHash } from 'node:crypto';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startTestService, type TestService } from '../../test/helpers/test-service.js';
+import { expect, test } from 'vitest';
+import type { TestService } from '../../test/helpers/test-service.js';
 import { get, ok, startAgent } from './helpers/agent-page.js';
-import { launchChromium } from '../helpers/chromium.js';
-import { startPageServer, type PageServer } from './helpers/page-server.js';
+import { useAgentSuite } from './helpers/agent-suite.js';
+import type { PageServer } from './helpers/page-server.js';
 
 let svc: TestService;
 let site: PageServer;
 let browser: Browser;
 
-beforeAll(async () => {
-  [svc, site, browser] = await Promise.all([startTestService(), startPageServer(), launchChromium()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await site?.close();
-  await svc?.close();
-});
+useAgentSuite((suite) => ({ svc, site, browser } = suite));
 
 const sha = (s: string) => createHash('sha256').update(s).digest('base64url');
 
