@@ -5,6 +5,7 @@
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { V4Event } from '../../events/v4-event.js';
+import { prepareQuery } from './prepared-query.js';
 import type { Database, EventsTable } from './schema.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -55,12 +56,20 @@ export function eventColumns(
   };
 }
 
+/** Every column of the events table, in the order eventColumns writes them. */
+const EVENT_COLUMNS = Object.keys(eventColumns({ event_id: '', timestamp: 0 } as V4Event, { workspaceId: '', environmentId: '' })) as (keyof EventsTable)[];
+
+// Ingestion writes one event per request: compiled once (prepared-query.ts).
+const insertEventQuery = prepareQuery((db: Kysely<Database>, param) =>
+  db.insertInto('events').values(Object.fromEntries(EVENT_COLUMNS.map((column) => [column, param(column)])) as EventsTable),
+);
+
 export async function insertEvent(
   db: Db,
   event: V4Event,
   ids: { workspaceId: string; environmentId: string; requestHash?: string | null },
 ): Promise<void> {
-  await db.insertInto('events').values(eventColumns(event, ids)).execute();
+  await insertEventQuery(db, eventColumns(event, ids));
 }
 
 export async function getEvent(db: Db, workspaceId: string, eventId: string): Promise<V4Event | undefined> {

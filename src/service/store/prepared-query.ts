@@ -10,7 +10,7 @@
 import type { CompiledQuery, Kysely } from 'kysely';
 
 /** Runs the statement on `db` (or a transaction of it) with the named values; resolves to the rows. */
-export type PreparedQuery<DB, R> = (db: Kysely<DB>, values: Readonly<Record<string, unknown>>) => Promise<R[]>;
+export type PreparedQuery<DB, R> = (db: Kysely<DB>, values: object) => Promise<R[]>;
 
 /** Marks where a named value goes; only ever seen by the one-time build. */
 class Param {
@@ -28,7 +28,7 @@ export function prepareQuery<DB, R>(
 ): PreparedQuery<DB, R> {
   // Per dialect adapter: shared by a Kysely instance and its transactions, and the compiled
   // SQL only depends on the dialect.
-  const compiled = new WeakMap<object, { query: CompiledQuery<R>; bind: (values: Readonly<Record<string, unknown>>) => unknown[] }>();
+  const compiled = new WeakMap<object, { query: CompiledQuery<R>; bind: (values: object) => unknown[] }>();
 
   return async (db, values) => {
     const adapter = db.getExecutor().adapter;
@@ -37,7 +37,7 @@ export function prepareQuery<DB, R>(
       const query = build(db, (name) => new Param(name)).compile(db);
       // Constants the builder put into parameters stay as they are; markers take the value.
       const slots = query.parameters.map((p) => (p instanceof Param ? p.name : { constant: p }));
-      const bind = (v: Readonly<Record<string, unknown>>) => slots.map((slot) => (typeof slot === 'string' ? v[slot] : slot.constant));
+      const bind = (v: object) => slots.map((slot) => (typeof slot === 'string' ? (v as Record<string, unknown>)[slot] : slot.constant));
       prepared = { query, bind };
       compiled.set(adapter, prepared);
     }

@@ -47,26 +47,28 @@ interface Row {
 }
 
 const recentActivityQuery = prepareQuery((_db: Kysely<Database>, p) => {
+  // A literal limit lets the planner stop each index scan early.
+  const limit = sql.lit(RECENT_SCAN_LIMIT);
   const newest = (column: 'visitor_id' | 'linked_id', value: unknown) =>
     sql`select timestamp, ip_address, linked_id, visitor_id, request_hash from events
       where workspace_id = ${p('workspaceId')} and ${sql.ref(column)} = ${value} and timestamp >= ${p('since')}
-      order by timestamp desc limit ${RECENT_SCAN_LIMIT}`;
-  // The IP part aggregates to exactly one row; the left join keeps it when no event matches.
+      order by timestamp desc limit ${limit}`;
+  // The IP part aggregates to exactly one row; the right join keeps it when no event matches.
   return sql<Row>`select ip.ip_5_minutes, ip.ip_1_hour, ip.ip_24_hours,
       r.source, r.timestamp, r.ip_address, r.linked_id, r.visitor_id, r.request_hash
     from (
+      select 'visitor' as source, v.* from (${newest('visitor_id', p('visitorId'))}) as v
+      union all
+      select 'linked_id' as source, l.* from (${newest('linked_id', p('linkedId'))}) as l
+    ) as r
+    right join (
       select sum(case when timestamp >= ${p('since5Minutes')} then 1 else 0 end) as ip_5_minutes,
         sum(case when timestamp >= ${p('since1Hour')} then 1 else 0 end) as ip_1_hour,
         count(*) as ip_24_hours
       from (select timestamp from events
         where workspace_id = ${p('workspaceId')} and ip_address = ${p('ip')} and timestamp >= ${p('since')}
-        order by timestamp desc limit ${RECENT_SCAN_LIMIT}) as ip_recent
-    ) as ip
-    left join (
-      select 'visitor' as source, v.* from (${newest('visitor_id', p('visitorId'))}) as v
-      union all
-      select 'linked_id' as source, l.* from (${newest('linked_id', p('linkedId'))}) as l
-    ) as r on 1 = 1`;
+        order by timestamp desc limit ${limit}) as ip_recent
+    ) as ip on 1 = 1`;
 });
 
 export async function readRecentActivity(
