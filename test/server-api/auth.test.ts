@@ -102,3 +102,22 @@ describe.each(ENGINES)('Server API authentication (%s)', (engine) => {
     }
   });
 });
+
+describe('per-key rate limit with Redis counters (postgres)', () => {
+  let t: TestService;
+  beforeAll(async () => {
+    t = await startTestService({ engine: 'postgres', redis: true });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('429 past the key limit, v3 with Retry-After', async () => {
+    const key = await createApiKey(t.service.ctx.db, { workspaceId: t.workspaceId, environmentId: null, type: 'secret', name: 'shared', rateLimit: 3, now: T0 });
+    const results = await Promise.all(Array.from({ length: 10 }, () => call(t, 'GET', '/events/search', { key: key.token })));
+    const limited = results.filter((r) => r.status === 429);
+    expect(limited.length).toBeGreaterThan(0);
+    expect(results.filter((r) => r.status === 200).length).toBeGreaterThan(0);
+    for (const r of limited) expect(r.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+  });
+});
