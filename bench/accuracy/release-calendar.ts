@@ -61,15 +61,22 @@ function changed(kind: string, version: number, probability: number): boolean {
 const epochCache = new Map<string, number>();
 
 /**
- * How many releases up to `version` changed the given output. Two versions with the same epoch
- * render that output identically. Probabilities are assumptions (see README).
+ * The release (version number) that last changed the given output at or before `version`.
+ * Two versions with the same epoch render that output identically; the epoch only moves
+ * forward, at exactly the releases that change the output. Probabilities are assumptions
+ * (see README).
  */
 export function renderEpoch(output: 'canvas' | 'audio' | 'webgl' | 'os-text', lineage: string, version: number, probability: number): number {
-  const key = `${output}:${lineage}:${version}`;
+  const key = `${output}:${lineage}:${version}:${probability}`;
   const cached = epochCache.get(key);
   if (cached !== undefined) return cached;
-  let epoch = 0;
-  for (let v = version - 40; v <= version; v++) if (changed(`${output}:${lineage}`, v, probability)) epoch++;
+  let epoch = version - 500; // no change in 500 releases: practically impossible at these probabilities
+  for (let v = version; v > version - 500; v--) {
+    if (changed(`${output}:${lineage}`, v, probability)) {
+      epoch = v;
+      break;
+    }
+  }
   epochCache.set(key, epoch);
   return epoch;
 }

@@ -114,3 +114,22 @@ describe('seeded generator', () => {
     for (let i = 1; i < all.length; i++) expect((all[i] as PlannedVisit).t).toBeGreaterThanOrEqual((all[i - 1] as PlannedVisit).t);
   });
 });
+
+describe('release calendar', () => {
+  it('a rendering epoch moves only at releases that change the output, at the documented rate', async () => {
+    const { renderEpoch } = await import('../../bench/accuracy/release-calendar.js');
+    let moves = 0;
+    let previous = renderEpoch('canvas', 'test-engine', 1000, 0.15);
+    for (let v = 1001; v <= 3000; v++) {
+      const epoch = renderEpoch('canvas', 'test-engine', v, 0.15);
+      expect(epoch).toBeGreaterThanOrEqual(previous);
+      if (epoch !== previous) {
+        expect(epoch).toBe(v); // it moves to the release that changed it
+        moves++;
+      }
+      previous = epoch;
+    }
+    expect(moves / 2000).toBeGreaterThan(0.12);
+    expect(moves / 2000).toBeLessThan(0.18);
+  });
+});
