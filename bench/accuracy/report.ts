@@ -31,6 +31,8 @@ export interface AccuracyReport {
   methods: Record<MethodName, AccuracyMetrics>;
   cohorts: Record<string, CohortFigures>;
   networks: Record<string, { visits: number; serviceReidentificationRate: number }>;
+  /** Visits that sent back a token: share whose service ID equals the previous ID of the same storage. */
+  tokenContinuity: { visits: number; sameIdRate: number };
   targets: {
     reidentification: { target: number; value: number; met: boolean };
     falseMerges: { target: number; value: number; met: boolean };
@@ -113,6 +115,20 @@ export function buildReport(result: SimulationResult, options: { seed: string; d
   }
   for (const [k, t] of tally) networks[k] = { visits: t.visits, serviceReidentificationRate: t.visits ? t.hits / t.visits : 0 };
 
+  // Did a visit that sent a token get the same ID as the previous visit of that storage?
+  const lastIdOfJar = new Map<string, string>();
+  let tokenVisits = 0;
+  let tokenSame = 0;
+  for (const r of [...records].sort((a, b) => a.t - b.t)) {
+    if (r.serviceId === null) continue;
+    const previous = lastIdOfJar.get(r.cookieId);
+    if (previous !== undefined && r.condition !== 'first-visit') {
+      tokenVisits++;
+      if (previous === r.serviceId) tokenSame++;
+    }
+    lastIdOfJar.set(r.cookieId, r.serviceId);
+  }
+
   const service = methods.service;
   const judged = (service.calibration ?? []).filter((b) => b.visits >= TARGETS.calibrationMinVisits);
   const worstGap = judged.length ? Math.max(...judged.map((b) => b.gapPoints)) : null;
@@ -128,6 +144,7 @@ export function buildReport(result: SimulationResult, options: { seed: string; d
     methods,
     cohorts,
     networks,
+    tokenContinuity: { visits: tokenVisits, sameIdRate: tokenVisits ? tokenSame / tokenVisits : 0 },
     targets: {
       reidentification: { target: TARGETS.reidentificationRate, value: service.reidentificationRate, met: service.reidentificationRate >= TARGETS.reidentificationRate },
       falseMerges: { target: TARGETS.mergedIdShare, value: service.mergedIdShare, met: service.mergedIdShare < TARGETS.mergedIdShare },
@@ -188,6 +205,8 @@ export function reportMarkdown(r: AccuracyReport): string {
   lines.push('');
   lines.push('Service re-identification of returning visits by network: ' + Object.entries(r.networks).sort((a, b) => b[1].visits - a[1].visits)
     .map(([k, v]) => `${k} ${pct(v.serviceReidentificationRate)} (${v.visits.toLocaleString('en-US')})`).join(', ') + '.');
+  lines.push('');
+  lines.push(`Token continuity: of the ${r.tokenContinuity.visits.toLocaleString('en-US')} visits that sent back a token from an earlier visit of the same storage, ${pct(r.tokenContinuity.sameIdRate)} got that visit's ID again.`);
   lines.push('');
   if (m.service.calibration) {
     lines.push('Confidence calibration of the service (wrong = not the browser\'s own original ID):');
