@@ -35,6 +35,8 @@ export interface CalibrationBin {
   visits: number;
   predictedWrong: number;
   observedWrong: number;
+  /** Share of the bin's visits whose ID belongs to another browser (the merge part of "wrong"). */
+  observedForeign: number;
   /** |predicted - observed| in percentage points. */
   gapPoints: number;
 }
@@ -137,7 +139,7 @@ export function computeMetrics(
   const byCondition: Partial<Record<VisitCondition, ConditionFigures>> = {};
   const idsOfCohort = new Set<string>();
   const edges = options.calibrationEdges ?? DEFAULT_CALIBRATION_EDGES;
-  const bins = edges.slice(1).map(() => ({ visits: 0, predicted: 0, wrong: 0 }));
+  const bins = edges.slice(1).map(() => ({ visits: 0, predicted: 0, wrong: 0, foreign: 0 }));
 
   for (const [browser, list] of visitsOf) {
     if (!include(browser)) continue;
@@ -176,6 +178,7 @@ export function computeMetrics(
             bin.visits++;
             bin.predicted += 1 - v.score;
             if (!correct) bin.wrong++;
+            if (owner.get(id) !== browser) bin.foreign++;
             break;
           }
         }
@@ -240,6 +243,7 @@ export function computeMetrics(
             visits: bin.visits,
             predictedWrong,
             observedWrong,
+            observedForeign: ratio(bin.foreign, bin.visits),
             gapPoints: Math.abs(predictedWrong - observedWrong) * 100,
           };
         })

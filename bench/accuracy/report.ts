@@ -211,10 +211,10 @@ export function reportMarkdown(r: AccuracyReport): string {
   if (m.service.calibration) {
     lines.push('Confidence calibration of the service (wrong = not the browser\'s own original ID):');
     lines.push('');
-    lines.push(row(['Score bin', 'Visits', 'Predicted wrong', 'Observed wrong', 'Gap (points)']));
-    lines.push(row(['---', '---:', '---:', '---:', '---:']));
+    lines.push(row(['Score bin', 'Visits', 'Predicted wrong', 'Observed wrong', 'Gap (points)', 'of which another browser\'s ID']));
+    lines.push(row(['---', '---:', '---:', '---:', '---:', '---:']));
     for (const b of m.service.calibration) {
-      lines.push(row([`[${b.from.toFixed(2)}, ${b.to.toFixed(2)}${b.to >= 1 ? ']' : ')'}`, b.visits.toLocaleString('en-US'), pct(b.predictedWrong), pct(b.observedWrong), b.visits ? num(b.gapPoints, 2) : '–']));
+      lines.push(row([`[${b.from.toFixed(2)}, ${b.to.toFixed(2)}${b.to >= 1 ? ']' : ')'}`, b.visits.toLocaleString('en-US'), pct(b.predictedWrong), pct(b.observedWrong), b.visits ? num(b.gapPoints, 2) : '–', pct(b.observedForeign)]));
     }
     lines.push('');
   }

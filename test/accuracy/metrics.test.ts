@@ -72,12 +72,13 @@ describe('accuracy metrics', () => {
     const [low, mid, high] = m.calibration ?? [];
     expect(low?.visits).toBe(0);
     // Browser 1's only visit got 'x', owned by browser 0: wrong.
-    expect(mid).toMatchObject({ visits: 1, observedWrong: 1 });
+    expect(mid).toMatchObject({ visits: 1, observedWrong: 1, observedForeign: 1 });
     expect(mid?.predictedWrong).toBeCloseTo(0.4);
     expect(mid?.gapPoints).toBeCloseTo(60);
     expect(high?.visits).toBe(3);
     expect(high?.predictedWrong).toBeCloseTo(0.1);
     expect(high?.observedWrong).toBeCloseTo(1 / 3);
+    expect(high?.observedForeign).toBe(0); // browser 0's split to 'x' is wrong but not foreign
   });
 
   it('restricts per-cohort figures to the cohort while ownership stays global', () => {
