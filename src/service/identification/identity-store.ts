@@ -2,7 +2,9 @@
  * Storage of visitors and their blocking keys. Every query is served by an index: the visitor
  * by primary key, candidates by (workspace_id, key, last_seen_at) with a LIMIT per key.
  */
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type QueryCreator, sql } from 'kysely';
+import { engineOf } from '../store/database.js';
+import { prepareQuery } from '../store/prepared-query.js';
 import type { Candidate, KeyCrowding } from './matcher.js';
 import { parseProfile, type VisitorProfile } from './profile.js';
 import type { IdentificationTables } from './tables.js';
@@ -58,13 +60,13 @@ function toStoredVisitor(row: VisitorRow): StoredVisitor {
 
 const VISITOR_COLUMNS = ['visitor_id', 'first_seen_at', 'last_seen_at', 'visit_count', 'last_token_at', 'profile'] as const;
 
+// Every visit with a token reads its visitor: compiled once (prepared-query.ts).
+const loadVisitorQuery = prepareQuery((db: IdentificationDb, param) =>
+  db.selectFrom('visitors').select(VISITOR_COLUMNS).where('visitor_id', '=', param('visitorId')).where('workspace_id', '=', param('workspaceId')),
+);
+
 export async function loadVisitor(db: IdentificationDb, workspaceId: string, visitorId: string): Promise<StoredVisitor | null> {
-  const row = await db
-    .selectFrom('visitors')
-    .select(VISITOR_COLUMNS)
-    .where('visitor_id', '=', visitorId)
-    .where('workspace_id', '=', workspaceId)
-    .executeTakeFirst();
+  const [row] = await loadVisitorQuery(db, { workspaceId, visitorId });
   return row ? toStoredVisitor(row) : null;
 }
 
@@ -100,15 +102,37 @@ export async function findCandidates(
   return { candidates: visitors.map(toStoredVisitor), crowding };
 }
 
+/** One write of a visit, on whichever query creator runs it (a transaction, or a CTE). */
+type Write = (qc: QueryCreator<IdentificationTables>) => { execute(): Promise<unknown> };
+
+/**
+ * The writes of one visit, all or nothing: on PostgreSQL one statement of data-modifying CTEs
+ * (one round trip instead of a transaction's four or five), on SQLite one transaction.
+ * Writes to the same rows must not depend on each other's effects (a statement's CTEs all
+ * see the same snapshot).
+ */
+async function writeAtomically(db: IdentificationDb, writes: Write[]): Promise<void> {
+  if (engineOf(db) === 'postgres') {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    let creator: QueryCreator<any> = db;
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    writes.forEach((write, i) => (creator = creator.with(`write${i}`, (qc) => write(qc) as any)));
+    await creator.selectNoFrom(sql<number>`1`.as('done')).execute();
+    return;
+  }
+  await db.transaction().execute(async (trx) => {
+    for (const write of writes) await write(trx).execute();
+  });
+}
+
 export async function insertVisitor(
   db: IdentificationDb,
   v: { workspaceId: string; visitorId: string; now: number; profile: VisitorProfile; keys: string[] },
 ): Promise<void> {
   const stored: StoredProfile = { ...v.profile, k: v.keys };
-  await db.transaction().execute(async (trx) => {
-    await trx
-      .insertInto('visitors')
-      .values({
+  const writes: Write[] = [
+    (qc) =>
+      qc.insertInto('visitors').values({
         visitor_id: v.visitorId,
         workspace_id: v.workspaceId,
         first_seen_at: v.now,
@@ -116,10 +140,10 @@ export async function insertVisitor(
         visit_count: 1,
         last_token_at: null,
         profile: JSON.stringify(stored),
-      })
-      .execute();
-    await upsertKeys(trx, v.workspaceId, v.visitorId, v.keys, v.now);
-  });
+      }),
+  ];
+  if (v.keys.length > 0) writes.push(upsertKeys(v.workspaceId, v.visitorId, v.keys, v.now));
+  await writeAtomically(db, writes);
 }
 
 export async function recordVisit(
@@ -128,38 +152,43 @@ export async function recordVisit(
 ): Promise<void> {
   const stored: StoredProfile = { ...v.profile, k: v.keys };
   const keysChanged = v.keys.length !== v.visitor.keys.length || v.keys.some((k, i) => k !== v.visitor.keys[i]);
-  await db.transaction().execute(async (trx) => {
-    await trx
-      .updateTable('visitors')
-      .set({
-        // A visit arriving out of order never moves last_seen_at back.
-        last_seen_at: Math.max(v.now, v.visitor.lastSeenAt),
-        visit_count: sql<number>`visit_count + 1`,
-        profile: JSON.stringify(stored),
-        ...(v.withToken ? { last_token_at: v.now } : {}),
-      })
-      .where('visitor_id', '=', v.visitor.visitorId)
-      .where('workspace_id', '=', v.workspaceId)
-      .execute();
-    await upsertKeys(trx, v.workspaceId, v.visitor.visitorId, v.keys, v.now);
-    if (keysChanged) {
-      await trx
+  const visitorId = v.visitor.visitorId;
+  const writes: Write[] = [
+    (qc) =>
+      qc
+        .updateTable('visitors')
+        .set({
+          // A visit arriving out of order never moves last_seen_at back.
+          last_seen_at: Math.max(v.now, v.visitor.lastSeenAt),
+          visit_count: sql<number>`visit_count + 1`,
+          profile: JSON.stringify(stored),
+          ...(v.withToken ? { last_token_at: v.now } : {}),
+        })
+        .where('visitor_id', '=', visitorId)
+        .where('workspace_id', '=', v.workspaceId),
+  ];
+  if (v.keys.length > 0) writes.push(upsertKeys(v.workspaceId, visitorId, v.keys, v.now));
+  if (keysChanged) {
+    // The visit's own keys were just refreshed: only the others can be stale.
+    writes.push((qc) => {
+      let stale = qc
         .deleteFrom('visitor_keys')
-        .where('visitor_id', '=', v.visitor.visitorId)
+        .where('visitor_id', '=', visitorId)
         .where('workspace_id', '=', v.workspaceId)
-        .where('last_seen_at', '<', v.now - STALE_KEY_MS)
-        .execute();
-    }
-  });
+        .where('last_seen_at', '<', v.now - STALE_KEY_MS);
+      if (v.keys.length > 0) stale = stale.where('key', 'not in', v.keys);
+      return stale;
+    });
+  }
+  await writeAtomically(db, writes);
 }
 
-async function upsertKeys(db: IdentificationDb, workspaceId: string, visitorId: string, keys: string[], now: number) {
-  if (keys.length === 0) return;
-  await db
-    .insertInto('visitor_keys')
-    .values(keys.map((key) => ({ workspace_id: workspaceId, key, visitor_id: visitorId, last_seen_at: now })))
-    .onConflict((oc) => oc.columns(['workspace_id', 'key', 'visitor_id']).doUpdateSet({ last_seen_at: now }))
-    .execute();
+function upsertKeys(workspaceId: string, visitorId: string, keys: string[], now: number): Write {
+  return (qc) =>
+    qc
+      .insertInto('visitor_keys')
+      .values(keys.map((key) => ({ workspace_id: workspaceId, key, visitor_id: visitorId, last_seen_at: now })))
+      .onConflict((oc) => oc.columns(['workspace_id', 'key', 'visitor_id']).doUpdateSet({ last_seen_at: now }));
 }
 
 /** Forgets a visitor: its row and its keys. True when it existed. */

@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import pg from 'pg';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
@@ -23,6 +23,11 @@ export const SQLITE_FILE_NAME = 'tessera.sqlite';
 
 const PG_INT8_OID = 20;
 const PG_NUMERIC_OID = 1700;
+
+/** The engine behind a Kysely instance or transaction, for the few statements written per engine. */
+export function engineOf(db: Pick<Kysely<unknown>, 'getExecutor'>): Engine {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+}
 
 export function isPostgresUrl(url: string | undefined): url is string {
   return !!url && /^postgres(ql)?:\/\//i.test(url);
@@ -63,6 +68,10 @@ export function openDatabase(opts: { dataDir: string; databaseUrl?: string; pool
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
+  // Each identification touches pages all over the event indexes: a 64 MiB page cache and
+  // memory-mapped reads (no read syscall per page) keep that cheap on a large database.
+  sqlite.pragma('cache_size = -65536');
+  sqlite.pragma(`mmap_size = ${1024 * 1024 * 1024}`);
   return {
     db: new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) }),
     engine: 'sqlite',
