@@ -96,20 +96,19 @@ describe('drift of one browser keeps its visitor (no token)', () => {
   ];
   for (const [name, drift] of drifts) {
     it(name, () => {
-      const onHomeNetwork = decideWithoutToken(visit(drift(desktop())), [known], {});
-      const newLeaseSameIsp = decideWithoutToken(visit(drift(desktop()), 'v4:203.0.7'), [known], {});
-      const elsewhereRare = decideWithoutToken(visit(drift(desktop()), 'v4:198.51.100'), [known], rareFonts);
-      const elsewhereCommon = decideWithoutToken(visit(drift(desktop()), 'v4:198.51.100'), [known], { h: 8, f: 8, l: 8 });
+      const onHomeNetwork = decideWithoutToken(visit(drift(desktop())), [known], { p: 1, n: 1 });
       expect(onHomeNetwork).toMatchObject({ kind: 'link', visitorId: 'desk' });
-      expect(newLeaseSameIsp).toMatchObject({ kind: 'link', visitorId: 'desk' });
-      expect(elsewhereRare).toMatchObject({ kind: 'link', visitorId: 'desk' });
-      // A common fingerprint from an unrelated network without a token: could be anyone's.
-      expect(elsewhereCommon).toMatchObject({ kind: 'new' });
+      // Without a token, from an unrelated network, signals alone do not link (tuned on
+      // bench/accuracy, where such links were wrong more often than right): a new visitor,
+      // whose confidence says it is probably the known one.
+      const elsewhere = decideWithoutToken(visit(drift(desktop()), 'v4:198.51.100'), [known], rareFonts);
+      expect(elsewhere).toMatchObject({ kind: 'new' });
+      expect(elsewhere.confidence.score).toBeLessThan(0.9);
     });
   }
 
   it('an exact match is reported as such, with high confidence', () => {
-    const d = decideWithoutToken(visit(desktop()), [known], {});
+    const d = decideWithoutToken(visit(desktop()), [known], { p: 1, n: 1 });
     expect(d).toMatchObject({ kind: 'link', path: 'exact' });
     expect(d.confidence.score).toBeGreaterThan(0.95);
   });

@@ -82,10 +82,12 @@ export const MATCH = {
   otherNetworkBits: -1.5,
   /** How much of the signal score difference between candidates counts (look-alikes differ only by drift). */
   relativeScoreWeight: 0.5,
-  /** A WebKit browser seen within 7 days should still have its token. */
-  tokenShouldBeAliveBits: -3,
+  /** A browser that kept its token so far should still have it (storageLossBits). */
+  tokenShouldBeAliveBits: -4,
   /** Prior of "a browser never seen" against one look-alike candidate, log2. */
-  newBits: 0,
+  newBits: 6,
+  /** The same prior as fitted to observed outcomes, for the reported confidence, log2. */
+  calibratedNewBits: 0,
   /** A visitor proven to be shared by two browsers (jars.ts), log2. */
   twinnedVisitorBits: -6,
   /** A rare fingerprint (see decideWithoutToken) against a browser never seen, log2. */
@@ -250,16 +252,15 @@ export function decideWithoutToken(visit: VisitContext, candidates: readonly Can
 
   const lookalikes = scored.filter((s) => s.score >= best.score - MATCH.tieMargin);
   const sharedNetwork = (crowding.p ?? 0) >= MATCH.sharedNetworkVisitors;
-  const storageCapped = visit.features.values.vendor === WEBKIT_VENDOR && !visit.features.privateMode;
   const weightOf = (s: CandidateScore) => {
     let lw = MATCH.relativeScoreWeight * (s.score - best.score);
-    if (s.sameNetwork) lw += sharedNetwork ? MATCH.sharedNetworkBits : MATCH.homeNetworkBits;
+    // The more visitors share the network, the less being seen on it says.
+    if (s.sameNetwork) lw += sharedNetwork ? MATCH.sharedNetworkBits : MATCH.homeNetworkBits - Math.log2(Math.max(1, crowding.p ?? 1));
     else if (s.sameWideNetwork) lw += MATCH.wideNetworkBits;
     else if (visit.network) lw += MATCH.otherNetworkBits;
     // Two browsers were proven to share this visitor ID: it stands for a cluster of look-alikes.
     if (s.candidate.profile.twins) lw += MATCH.twinnedVisitorBits;
-    const lastToken = s.candidate.lastTokenAt;
-    if (storageCapped && lastToken !== null && visit.now - lastToken < STORAGE_CAP_MS) lw += MATCH.tokenShouldBeAliveBits;
+    lw += storageLossBits(visit, s.candidate);
     return 2 ** lw;
   };
   const weights = new Map(scored.map((s) => [s, weightOf(s)]));
@@ -269,8 +270,15 @@ export function decideWithoutToken(visit: VisitContext, candidates: readonly Can
   // A fingerprint whose font-based keys nobody else shares although its hardware class is
   // common (a rare font set) is unlikely to come from a browser we have not seen.
   const rare = (crowding.h ?? 0) >= MATCH.commonHardwareVisitors && (crowding.f ?? 0) <= 1 && (crowding.l ?? 0) <= 1 && lookalikes.length === 1;
-  const newWeight = 2 ** (MATCH.newBits + (rare ? MATCH.rareFingerprintBits : 0)) * (onNetwork > 0 && !sharedNetwork ? onNetwork : lookalikes.length);
-  const total = newWeight + [...weights.values()].reduce((a, b) => a + b, 0);
+  const newBase = (rare ? MATCH.rareFingerprintBits : 0) + Math.log2(onNetwork > 0 && !sharedNetwork ? onNetwork : lookalikes.length);
+  const candidatesWeight = [...weights.values()].reduce((a, b) => a + b, 0);
+  // Two priors for "a browser never seen": the decision one leans towards a new visitor (a wrong
+  // merge is worse than a split); the calibrated one, fitted on bench/accuracy, gives the
+  // probabilities reported as confidence.
+  const newWeight = 2 ** (MATCH.newBits + newBase);
+  const total = newWeight + candidatesWeight;
+  const calibratedNewWeight = 2 ** (MATCH.calibratedNewBits + newBase);
+  const calibratedTotal = calibratedNewWeight + candidatesWeight;
 
   const top = [...scored].sort((a, b) => weights.get(b)! - weights.get(a)!)[0]!;
   // One browser split by cleared storage: look-alikes on this (private) network never proven distinct.
@@ -281,13 +289,27 @@ export function decideWithoutToken(visit: VisitContext, candidates: readonly Can
     return {
       kind: 'new',
       path: 'new',
-      confidence: confidence(newWeight / total, 'look-alike visitors exist; none is likely enough'),
+      confidence: confidence(calibratedNewWeight / calibratedTotal, 'look-alike visitors exist; none is likely enough'),
     };
   }
   const answer = [...group].sort(byAge)[0]!;
   const path = lookalikes.length > 1 || group.length > 1 ? 'cluster' : isExact(visit.features, answer.candidate.profile) ? 'exact' : 'fuzzy';
   const comment = !answer.sameNetwork ? 'matched on signals only' : lookalikes.length > 1 ? 'look-alike visitors exist; linked by network' : undefined;
-  return link(answer, path, posterior, comment);
+  return link(answer, path, groupWeight / calibratedTotal, comment);
+}
+
+/**
+ * How plausible it is that the candidate's browser arrives without its token (log2): a
+ * private window never has it; a browser already seen losing its storage (several jars) loses
+ * it again; WebKit drops script storage after 7 days without a visit; otherwise a browser
+ * that came back with its token before still has it, unless the user cleared it.
+ */
+function storageLossBits(visit: VisitContext, c: Candidate): number {
+  if (visit.features.privateMode || c.lastTokenAt === null) return 0;
+  if ((c.profile.jars ?? []).filter((j) => !j.p).length >= 2) return 0;
+  const capped = visit.features.values.vendor === WEBKIT_VENDOR;
+  if (capped && visit.now - c.lastTokenAt >= STORAGE_CAP_MS) return 0;
+  return MATCH.tokenShouldBeAliveBits;
 }
 
 /** WebKit browsers (all iOS browsers, Safari) report this vendor and cap script storage. */
