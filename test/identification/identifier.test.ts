@@ -122,6 +122,25 @@ describe.each(ENGINES)('createIdentifier on %s', (engine) => {
     expect(copied.confidence.comment).toMatch(/different-looking device/);
   });
 
+  it('splits two identical browsers that ended up on one visitor as soon as both use it', async () => {
+    // Two identical phones of one household: the second one's first visit is linked to the first.
+    const signals = { ...iphone(), fonts: ['Twin Font'] };
+    const alice = await identifier.identify(visit({ signals, ip: '198.18.20.5' }));
+    const bob = await identifier.identify(visit({ signals, ip: '198.18.20.6' }));
+    expect(bob.visitorId).toBe(alice.visitorId);
+    const alice2 = await identifier.identify(visit({ signals, ip: '198.18.20.5', token: alice.token }));
+    // Alice goes on with her own jar: that proves a second browser holds the ID.
+    const alice3 = await identifier.identify(visit({ signals, ip: '198.18.20.5', token: alice2.token }));
+    expect(alice3.visitorId).toBe(alice.visitorId);
+    const bobAgain = await identifier.identify(visit({ signals, ip: '198.18.20.6', token: bob.token }));
+    expect(bobAgain.visitorId).not.toBe(alice.visitorId);
+    expect(bobAgain.visitorFound).toBe(false);
+    expect(bobAgain.confidence.comment).toMatch(/shared with another browser/);
+    const bobLater = await identifier.identify(visit({ signals, ip: '198.18.20.6', token: bobAgain.token }));
+    expect(bobLater.visitorId).toBe(bobAgain.visitorId);
+    expect((await identifier.identify(visit({ signals, ip: '198.18.20.5', token: alice3.token }))).visitorId).toBe(alice.visitorId);
+  });
+
   it('stays correct over months of visits', async () => {
     const signals = { ...macSafari(), fonts: ['Long Term Font'] };
     const first = await identifier.identify(visit({ signals }));
