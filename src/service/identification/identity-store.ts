@@ -19,12 +19,15 @@ export const CANDIDATES_PER_KEY = 8;
  */
 export const NETWORK_COUNT_LIMIT = 16;
 /** Keys a visitor no longer produces are dropped after this long (so alternating values keep matching meanwhile). */
+/** How often unchanged keys get their last_seen_at refreshed. */
+export const KEY_REFRESH_MS = 24 * 3600 * 1000;
 export const STALE_KEY_MS = 30 * 24 * 3600 * 1000;
 
 export interface StoredVisitor extends Candidate {
   visitCount: number;
-  /** Blocking keys written at the last visit. */
+  /** Blocking keys written at the last visit, and when their last_seen_at was last refreshed. */
   keys: string[];
+  keysRefreshedAt: number;
 }
 
 interface VisitorRow {
@@ -37,12 +40,12 @@ interface VisitorRow {
 }
 
 /** The profile JSON also carries the keys of the last visit, to skip key clean-up when nothing changed. */
-type StoredProfile = VisitorProfile & { k?: string[] };
+type StoredProfile = VisitorProfile & { k?: string[]; kt?: number };
 
 function toStoredVisitor(row: VisitorRow): StoredVisitor {
   const raw = (() => {
     try {
-      return JSON.parse(row.profile) as { k?: unknown };
+      return JSON.parse(row.profile) as { k?: unknown; kt?: unknown };
     } catch {
       return {};
     }
@@ -55,6 +58,7 @@ function toStoredVisitor(row: VisitorRow): StoredVisitor {
     lastTokenAt: row.last_token_at === null ? null : Number(row.last_token_at),
     profile: parseProfile(row.profile),
     keys: Array.isArray(raw.k) ? (raw.k as string[]) : [],
+    keysRefreshedAt: typeof raw.kt === 'number' ? raw.kt : 0,
   };
 }
 
@@ -129,7 +133,7 @@ export async function insertVisitor(
   db: IdentificationDb,
   v: { workspaceId: string; visitorId: string; now: number; profile: VisitorProfile; keys: string[] },
 ): Promise<void> {
-  const stored: StoredProfile = { ...v.profile, k: v.keys };
+  const stored: StoredProfile = { ...v.profile, k: v.keys, kt: v.now };
   const writes: Write[] = [
     (qc) =>
       qc.insertInto('visitors').values({
@@ -150,8 +154,11 @@ export async function recordVisit(
   db: IdentificationDb,
   v: { workspaceId: string; visitor: StoredVisitor; now: number; profile: VisitorProfile; keys: string[]; withToken: boolean },
 ): Promise<void> {
-  const stored: StoredProfile = { ...v.profile, k: v.keys };
   const keysChanged = v.keys.length !== v.visitor.keys.length || v.keys.some((k, i) => k !== v.visitor.keys[i]);
+  // Most visits repeat yesterday's keys: their recency (for candidate ordering) is refreshed
+  // at most once per KEY_REFRESH_MS, so such a visit writes one row, not eight.
+  const refreshKeys = keysChanged || v.now - v.visitor.keysRefreshedAt >= KEY_REFRESH_MS;
+  const stored: StoredProfile = { ...v.profile, k: v.keys, kt: refreshKeys ? v.now : v.visitor.keysRefreshedAt };
   const visitorId = v.visitor.visitorId;
   const writes: Write[] = [
     (qc) =>
@@ -167,7 +174,7 @@ export async function recordVisit(
         .where('visitor_id', '=', visitorId)
         .where('workspace_id', '=', v.workspaceId),
   ];
-  if (v.keys.length > 0) writes.push(upsertKeys(v.workspaceId, visitorId, v.keys, v.now));
+  if (v.keys.length > 0 && refreshKeys) writes.push(upsertKeys(v.workspaceId, visitorId, v.keys, v.now));
   if (keysChanged) {
     // The visit's own keys were just refreshed: only the others can be stale.
     writes.push((qc) => {
