@@ -149,6 +149,17 @@ describe.each(ENGINES)('visitor deletion and retention (%s)', (engine) => {
     expect((await call(t, 'DELETE', '/v4/visitors/visH32')).status).toBe(429);
   });
 
+  it('concurrent deletion requests never get past the hourly limit', async () => {
+    const { t } = await start();
+    await setWorkspaceDeletionEnabled(t.service.ctx.db, t.workspaceId, true);
+    await seed(t, Array.from({ length: 40 }, (_, i) => makeEvent(T0 - HOUR, `visC${i}`)));
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => call(t, 'DELETE', `/v4/visitors/visC${i}`)));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(30);
+    expect(results.filter((r) => r.status === 429)).toHaveLength(10);
+    const rows = await t.service.ctx.db.selectFrom('visitor_deletions').select('id').execute();
+    expect(rows).toHaveLength(30);
+  });
+
   it('at most 500 deletions per day per workspace', async () => {
     const { t, clock } = await start();
     await setWorkspaceDeletionEnabled(t.service.ctx.db, t.workspaceId, true);

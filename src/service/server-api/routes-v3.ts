@@ -68,7 +68,7 @@ export function registerV3Routes(app: FastifyInstance, ctx: ServiceContext, auth
   app.delete<{ Params: IdParams }>('/visitors/:visitor_id', { config }, async (request, reply) => {
     const caller = await auth.authenticate(request, 'v3');
     const visitorId = parseId(request.params.visitor_id, 'visitor_id');
-    await scheduleVisitorDeletion(ctx.db, { workspaceId: caller.workspaceId, visitorId, now: ctx.clock() });
+    await scheduleVisitorDeletion(ctx.db, ctx.engine, { workspaceId: caller.workspaceId, visitorId, now: ctx.clock() });
     return reply.code(200).send();
   });
 }

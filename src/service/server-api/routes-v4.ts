@@ -58,7 +58,7 @@ export function registerV4Routes(app: FastifyInstance, ctx: ServiceContext, auth
   app.delete<{ Params: IdParams }>('/v4/visitors/:visitor_id', { config }, async (request, reply) => {
     const caller = await auth.authenticate(request, 'v4');
     const visitorId = parseId(request.params.visitor_id, 'visitor_id');
-    await scheduleVisitorDeletion(ctx.db, { workspaceId: caller.workspaceId, visitorId, now: ctx.clock() });
+    await scheduleVisitorDeletion(ctx.db, ctx.engine, { workspaceId: caller.workspaceId, visitorId, now: ctx.clock() });
     return reply.code(200).send();
   });
 }

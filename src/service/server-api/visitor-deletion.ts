@@ -6,8 +6,8 @@
 import type { Kysely } from 'kysely';
 import { deleteVisitorIdentity } from '../identification/identifier.js';
 import { newId } from '../store/ids.js';
+import type { Engine } from '../store/database.js';
 import type { Database } from '../store/schema.js';
-import { getWorkspace } from '../store/workspaces.js';
 import { ApiError, ERRORS } from './errors.js';
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -57,34 +57,45 @@ async function visitorExists(db: Kysely<Database>, workspaceId: string, visitorI
 
 export async function scheduleVisitorDeletion(
   db: Kysely<Database>,
+  engine: Engine,
   opts: { workspaceId: string; visitorId: string; now: number },
 ): Promise<void> {
-  const workspace = await getWorkspace(db, opts.workspaceId);
-  if (workspace === undefined || workspace.deletion_enabled !== 1) throw new ApiError(ERRORS.featureNotEnabled);
-  if (!(await visitorExists(db, opts.workspaceId, opts.visitorId))) throw new ApiError(ERRORS.visitorNotFound);
-  const recent = await db
-    .selectFrom('visitor_deletions')
-    .select('requested_at')
-    .where('workspace_id', '=', opts.workspaceId)
-    .where('requested_at', '>', opts.now - DAY_MS)
-    .orderBy('requested_at', 'asc')
-    .execute();
-  checkLimits(
-    recent.map((r) => r.requested_at),
-    opts.now,
-  );
-  await db
-    .insertInto('visitor_deletions')
-    .values({
-      id: newId('vd'),
-      workspace_id: opts.workspaceId,
-      visitor_id: opts.visitorId,
-      requested_at: opts.now,
-      status: 'scheduled',
-      completed_at: null,
-      deleted_events: null,
-    })
-    .execute();
+  // Check and insert as one step per workspace, so concurrent requests cannot all pass the
+  // limit check: PostgreSQL locks the workspace row; SQLite's single connection runs
+  // transactions one at a time anyway.
+  await db.transaction().execute(async (trx) => {
+    const workspace = await trx
+      .selectFrom('workspaces')
+      .select('deletion_enabled')
+      .where('id', '=', opts.workspaceId)
+      .$if(engine === 'postgres', (q) => q.forUpdate())
+      .executeTakeFirst();
+    if (workspace === undefined || workspace.deletion_enabled !== 1) throw new ApiError(ERRORS.featureNotEnabled);
+    if (!(await visitorExists(trx, opts.workspaceId, opts.visitorId))) throw new ApiError(ERRORS.visitorNotFound);
+    const recent = await trx
+      .selectFrom('visitor_deletions')
+      .select('requested_at')
+      .where('workspace_id', '=', opts.workspaceId)
+      .where('requested_at', '>', opts.now - DAY_MS)
+      .orderBy('requested_at', 'asc')
+      .execute();
+    checkLimits(
+      recent.map((r) => r.requested_at),
+      opts.now,
+    );
+    await trx
+      .insertInto('visitor_deletions')
+      .values({
+        id: newId('vd'),
+        workspace_id: opts.workspaceId,
+        visitor_id: opts.visitorId,
+        requested_at: opts.now,
+        status: 'scheduled',
+        completed_at: null,
+        deleted_events: null,
+      })
+      .execute();
+  });
 }
 
 /** Executes the scheduled deletions (oldest first, at most `batch`); returns how many ran. */
