@@ -9,20 +9,20 @@ import {
   type Candidate,
   type VisitContext,
 } from '../../src/service/identification/matcher.js';
-import { networkPrefix, normaliseAcceptLanguage } from '../../src/service/identification/network.js';
+import { networkPrefix, widerNetwork } from '../../src/service/identification/network.js';
 import { emptyProfile, parseProfile, updateProfile } from '../../src/service/identification/profile.js';
 import { editLanguages, externalMonitor, installFont, iphone, macSafari, osUpdate, travel, upgradeChrome, windowsChrome } from './fixtures.js';
 
 const DAY = 86_400_000;
 
-function candidate(id: string, visits: Signals[], opts: { network?: string; firstSeenAt?: number; lastTokenAt?: number | null; lang?: string } = {}): Candidate {
+function candidate(id: string, visits: Signals[], opts: { network?: string; firstSeenAt?: number; lastTokenAt?: number | null} = {}): Candidate {
   let profile = emptyProfile();
-  for (const s of visits) profile = updateProfile(profile, extractFeatures(s), opts.network ?? 'v4:203.0.113', opts.lang ?? 'en-us,en');
+  for (const s of visits) profile = updateProfile(profile, extractFeatures(s), opts.network ?? 'v4:203.0.113');
   return { visitorId: id, firstSeenAt: opts.firstSeenAt ?? 0, lastSeenAt: 10 * DAY, lastTokenAt: opts.lastTokenAt ?? null, profile };
 }
 
-function visit(signals: Signals, network: string | null = 'v4:203.0.113', acceptLanguage: string | null = 'en-us,en'): VisitContext {
-  return { features: extractFeatures(signals), network, acceptLanguage, now: 20 * DAY };
+function visit(signals: Signals, network: string | null = 'v4:203.0.113'): VisitContext {
+  return { features: extractFeatures(signals), network, now: 20 * DAY };
 }
 
 // A desktop with a personal font set: a high-entropy fingerprint, as most desktops are.
@@ -47,14 +47,14 @@ describe('normalisation', () => {
     expect(isDowngrade(iphone().user_agent!, osUpdate(iphone()).user_agent!)).toBe(true);
   });
 
-  it('coarsens networks to /24 and /64 and normalises Accept-Language', () => {
+  it('coarsens networks to /24 and /64, and to the ISP block /16 and /32', () => {
     expect(networkPrefix('203.0.113.77')).toBe('v4:203.0.113');
     expect(networkPrefix('::ffff:203.0.113.9')).toBe('v4:203.0.113');
     expect(networkPrefix('2001:db8:0:42::1')).toBe('v6:2001:db8:0:42');
     expect(networkPrefix('2001:0db8:0000:0042:abcd::7')).toBe('v6:2001:db8:0:42');
     expect(networkPrefix('not an ip')).toBeNull();
-    expect(normaliseAcceptLanguage('en-US,en;q=0.9, de;q=0.5')).toBe('en-us,en,de');
-    expect(normaliseAcceptLanguage('')).toBeNull();
+    expect(widerNetwork('v4:203.0.113')).toBe('v4:203.0');
+    expect(widerNetwork('v6:2001:db8:0:42')).toBe('v6:2001:db8');
   });
 
   it('reads hostile signals without throwing', () => {
@@ -194,7 +194,7 @@ describe('a visit with a valid token', () => {
 describe('profile', () => {
   it('keeps a bounded recent history and survives a round trip', () => {
     let p = emptyProfile();
-    for (let i = 0; i < 10; i++) p = updateProfile(p, extractFeatures({ ...desktop(), timezone: `Zone/${i}` }), `v4:10.0.${i}`, null);
+    for (let i = 0; i < 10; i++) p = updateProfile(p, extractFeatures({ ...desktop(), timezone: `Zone/${i}` }), `v4:10.0.${i}`);
     expect(p.c.timezone).toHaveLength(4);
     expect(p.c.timezone![0]).toBe('Zone/9|300');
     expect(p.nets).toHaveLength(8);

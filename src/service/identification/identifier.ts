@@ -19,7 +19,7 @@ import {
 } from './identity-store.js';
 import { addJar, observeJarUse, type JarRecord } from './jars.js';
 import { CONFIDENCE_VERSION, confidenceOf, decideWithoutToken, judgeTokenVisit, MATCH_CONFIDENCE, type MatchPath, type VisitContext } from './matcher.js';
-import { networkPrefix, normaliseAcceptLanguage } from './network.js';
+import { networkPrefix } from './network.js';
 import { emptyProfile, updateProfile } from './profile.js';
 import { createVisitorTokenCodec } from './visitor-token.js';
 
@@ -30,6 +30,7 @@ export interface IdentifyInput {
   /** The visitor token the agent sent back, unverified. */
   token?: string;
   ip: string;
+  /** Accepted for the record; matching uses the languages signal, which the header mirrors. */
   acceptLanguage?: string;
   userAgentHeader?: string;
   /** ms, from ctx.clock(). */
@@ -86,7 +87,7 @@ export function createIdentifier(opts: { db: Kysely<Database>; engine: 'sqlite' 
     link: { withToken: boolean; jar: string; jars: JarRecord[]; twins: number; confidence: Confidence; path: IdentifyOutcome['path'] },
   ): Promise<IdentifyOutcome> {
     const profile = {
-      ...updateProfile(visitor.profile, visit.features, visit.network, visit.acceptLanguage),
+      ...updateProfile(visitor.profile, visit.features, visit.network),
       jars: link.jars,
       ...(link.twins > 0 ? { twins: link.twins } : {}),
     };
@@ -106,7 +107,7 @@ export function createIdentifier(opts: { db: Kysely<Database>; engine: 'sqlite' 
     const visitorId = newVisitorId();
     const jar = newJarId();
     const profile = {
-      ...updateProfile(emptyProfile(), visit.features, visit.network, visit.acceptLanguage),
+      ...updateProfile(emptyProfile(), visit.features, visit.network),
       jars: addJar([], jar, input.now, visit.features.privateMode),
       birth: confidence.score,
     };
@@ -128,7 +129,6 @@ export function createIdentifier(opts: { db: Kysely<Database>; engine: 'sqlite' 
       const visit: VisitContext = {
         features,
         network: networkPrefix(input.ip),
-        acceptLanguage: normaliseAcceptLanguage(input.acceptLanguage),
         now: input.now,
       };
       const keys = visitKeys(visit);

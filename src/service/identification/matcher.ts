@@ -34,8 +34,6 @@ export interface VisitContext {
   features: Features;
   /** networkPrefix() of the client IP. */
   network: string | null;
-  /** normaliseAcceptLanguage() of the header. */
-  acceptLanguage: string | null;
   /** ms of the visit (input, never a clock read). */
   now: number;
 }
@@ -58,15 +56,12 @@ export interface CandidateScore {
   sameNetwork: boolean;
   /** Seen in the same wider block (widerNetwork()). */
   sameWideNetwork: boolean;
-  sameLanguage: boolean;
 }
 
 /** Tunables, in log2 units unless said otherwise. */
 export const MATCH = {
   /** Below this a candidate is not a match at all. */
   minScore: 20,
-  /** Without weak evidence a unique match needs this much. */
-  strongScore: 34,
   /** Candidates within this of the best are indistinguishable look-alikes. */
   tieMargin: 6,
   /** Penalty for a change of a component that already changed on this visitor. */
@@ -102,22 +97,16 @@ export const MATCH = {
   fontSimilarity: 0.8,
 };
 
-/** Jaccard similarity of two sorted, de-duplicated lists. */
-/** Confidence by evidence path: 1 - the observed share of wrong answers on that path (calibrated against bench/accuracy). */
+/** Fixed confidences of the paths that are not a posterior (token visits, no candidate at all). */
 export const MATCH_CONFIDENCE = {
   token: 0.995,
   tokenDrifted: 0.9,
   tokenOtherDevice: 0.5,
-  homeUnique: 0.98,
-  homeAmongLookalikes: 0.85,
-  homeSplitHealed: 0.8,
-  signalsOnly: 0.85,
-  sharedNetworkOnlyLookalike: 0.8,
   newClear: 0.95,
   newAfterRevokedJar: 0.9,
-  newAmbiguous: 0.6,
 };
 
+/** Jaccard similarity of two sorted, de-duplicated lists. */
 export function jaccard(a: readonly string[], b: readonly string[]): number {
   if (a.length === 0 && b.length === 0) return 1;
   const setB = new Set(b);
@@ -188,7 +177,6 @@ export function scoreCandidate(visit: VisitContext, candidate: Candidate): Candi
     contradictions,
     sameNetwork: visit.network !== null && profile.nets.includes(visit.network),
     sameWideNetwork: visit.network !== null && profile.nets.some((n) => widerNetwork(n) === widerNetwork(visit.network!)),
-    sameLanguage: visit.acceptLanguage !== null && profile.langs.includes(visit.acceptLanguage),
   };
 }
 
@@ -218,14 +206,6 @@ export function provenDistinct(a: Candidate, b: Candidate): boolean {
 }
 
 const byAge = (a: CandidateScore, b: CandidateScore) => a.candidate.firstSeenAt - b.candidate.firstSeenAt;
-
-/** Look-alikes none of which is proven distinct from another: plausibly one browser, split. */
-function oneBrowser(group: readonly CandidateScore[]): boolean {
-  for (let i = 0; i < group.length; i++) {
-    for (let j = i + 1; j < group.length; j++) if (provenDistinct(group[i]!.candidate, group[j]!.candidate)) return false;
-  }
-  return true;
-}
 
 /**
  * Decide a visit that brought no valid token: a posterior over "one of the candidates" and

@@ -1,6 +1,6 @@
 /**
  * Weak server-side evidence (pure): the client's network, coarsened so that a home router's
- * changing address or a /64 privacy address still compares equal, and its Accept-Language.
+ * changing address or a /64 privacy address still compares equal.
  */
 import { isIPv4, isIPv6 } from 'node:net';
 
@@ -19,17 +19,6 @@ export function networkPrefix(ip: string | undefined): string | null {
     return `v6:${parts.slice(0, 4).map((p) => p.replace(/^0+(?=.)/, '')).join(':')}`;
   }
   return null;
-}
-
-/** `en-US,en;q=0.9` -> `en-us,en`: the ordered language list without weights. */
-export function normaliseAcceptLanguage(header: string | undefined): string | null {
-  if (!header) return null;
-  const langs = header
-    .split(',')
-    .map((part) => part.split(';')[0]!.trim().toLowerCase())
-    .filter((lang) => lang.length > 0 && lang.length <= 35)
-    .slice(0, 10);
-  return langs.length ? langs.join(',') : null;
 }
 
 /** The block around a networkPrefix(): IPv4 /16, IPv6 /32 (an ISP's address pool). */

@@ -15,8 +15,6 @@ export interface VisitorProfile {
   fonts: string[][];
   /** Recent network prefixes (network.ts), newest first. */
   nets: string[];
-  /** Recent normalised Accept-Language values, newest first. */
-  langs: string[];
   /** Storage jars seen with this visitor's tokens (jars.ts). */
   jars?: JarRecord[];
   /** Times two browsers were proven to share this visitor ID. */
@@ -32,7 +30,6 @@ export interface VisitorProfile {
 const HISTORY = { hard: 2, stable: 3, drift: 4 } as const;
 const MAX_FONT_SETS = 2;
 const MAX_NETS = 8;
-const MAX_LANGS = 3;
 
 const pushRecent = <T>(history: readonly T[], value: T, max: number, same: (a: T, b: T) => boolean = Object.is): T[] =>
   [value, ...history.filter((h) => !same(h, value))].slice(0, max);
@@ -40,7 +37,7 @@ const pushRecent = <T>(history: readonly T[], value: T, max: number, same: (a: T
 const sameList = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 export function emptyProfile(): VisitorProfile {
-  return { v: 1, c: {}, fonts: [], nets: [], langs: [] };
+  return { v: 1, c: {}, fonts: [], nets: [] };
 }
 
 /** The profile after one more visit. */
@@ -48,7 +45,6 @@ export function updateProfile(
   profile: VisitorProfile,
   features: Features,
   network: string | null,
-  acceptLanguage: string | null,
 ): VisitorProfile {
   const c: VisitorProfile['c'] = { ...profile.c };
   for (const name of COMPONENT_NAMES) {
@@ -61,7 +57,6 @@ export function updateProfile(
     c,
     fonts: features.fonts ? pushRecent(profile.fonts, features.fonts, MAX_FONT_SETS, sameList) : profile.fonts,
     nets: network ? pushRecent(profile.nets, network, MAX_NETS) : profile.nets,
-    langs: acceptLanguage ? pushRecent(profile.langs, acceptLanguage, MAX_LANGS) : profile.langs,
   };
 }
 
@@ -75,7 +70,6 @@ export function parseProfile(json: string): VisitorProfile {
       c: p.c,
       fonts: Array.isArray(p.fonts) ? p.fonts : [],
       nets: Array.isArray(p.nets) ? p.nets : [],
-      langs: Array.isArray(p.langs) ? p.langs : [],
       ...(Array.isArray(p.jars) ? { jars: p.jars } : {}),
       ...(typeof p.twins === 'number' ? { twins: p.twins } : {}),
       ...(typeof p.birth === 'number' ? { birth: p.birth } : {}),
