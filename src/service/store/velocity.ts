@@ -7,8 +7,6 @@
 import type { Velocity, Window3 } from '../../events/v4-event.js';
 import { RECENT_WINDOWS_MS, type RecentActivity, type RecentEvent, type WindowName } from './recent-activity.js';
 
-export const VELOCITY_WINDOWS_MS = RECENT_WINDOWS_MS;
-
 function windows(read: (w: WindowName) => number): Window3 {
   return { '5_minutes': read('5_minutes'), '1_hour': read('1_hour'), '24_hours': read('24_hours') };
 }
