@@ -78,7 +78,7 @@ export const MATCH = {
   /** How much of the signal score difference between candidates counts (look-alikes differ only by drift). */
   relativeScoreWeight: 0.5,
   /** A browser that kept its token so far should still have it (storageLossBits). */
-  tokenShouldBeAliveBits: -4,
+  tokenShouldBeAliveBits: -2,
   /** Prior of "a browser never seen" against one look-alike candidate, log2. */
   newBits: 6,
   /** The same prior as fitted to observed outcomes, for the reported confidence, log2. */
