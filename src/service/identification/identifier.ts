@@ -60,14 +60,13 @@ function visitKeys(visit: VisitContext): string[] {
 }
 
 /**
- * An answer is only as sure as the visitor ID's own creation was (profile.birth). A doubtful
- * birth is shrunk halfway to certainty: on bench/accuracy, IDs born among look-alikes turned
- * out right about twice as often as their birth confidence alone said.
+ * An answer is only as sure as the visitor ID's own creation was (profile.birth): an ID
+ * created while look-alikes existed may stand for a known browser that lost its storage.
  */
 function inherit(confidence: Confidence, visitor: StoredVisitor): Confidence {
   const birth = visitor.profile.birth ?? 1;
   if (birth >= 1) return confidence;
-  return { ...confidence, score: Math.round(confidence.score * (0.5 + 0.5 * birth) * 1000) / 1000 };
+  return { ...confidence, score: Math.round(confidence.score * birth * 1000) / 1000 };
 }
 
 /** 20 characters [A-Za-z0-9], like the reference's visitor IDs. */
