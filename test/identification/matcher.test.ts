@@ -113,6 +113,19 @@ describe('drift of one browser keeps its visitor (no token)', () => {
     expect(d.confidence.score).toBeGreaterThan(0.95);
   });
 
+  it('a private window: randomised canvas and audio are ignored, not held against the visitor', () => {
+    const noisy: Signals = {
+      ...macSafari(),
+      canvas: { winding: true, geometry: 'rnd1', text: 'rnd2' },
+      audio: 'rnd3',
+      incognito: { likely: true, method: 'storage', quota_mb: 1024 },
+    };
+    const s = scoreCandidate(visit(noisy), candidate('mac', [macSafari()]));
+    expect(s.contradictions).toEqual([]);
+    const notPrivate = scoreCandidate(visit({ ...noisy, incognito: { likely: false, method: 'storage' } }), candidate('mac', [macSafari()]));
+    expect(notPrivate.contradictions).toEqual(expect.arrayContaining(['canvas_geometry', 'audio']));
+  });
+
   it('a browser alternating between two monitors matches both', () => {
     const alternating = candidate('alt', [desktop(), externalMonitor(desktop()), desktop()]);
     const s1 = scoreCandidate(visit(desktop()), alternating);
