@@ -7,8 +7,10 @@ import type { V4Event } from '../src/events/v4-event.js';
 import type { Service } from '../src/service/index.js';
 import { eventColumns } from '../src/service/store/events.js';
 import { randomString } from '../src/service/store/ids.js';
+import { DAY, makeEvent } from '../test/server-api/fixtures.js';
 
-export const DAY = 24 * 60 * 60 * 1000;
+export { DAY };
+
 /** The benchmarks' "now": seeded events end here; services run with this clock. */
 export const SEED_NOW = Date.UTC(2026, 0, 15, 12);
 /** Events spread over the last 30 days, so a 7-day window holds about a quarter of them. */
@@ -16,36 +18,14 @@ const SPAN = 30 * DAY;
 const ROWS_PER_INSERT = 1000;
 const INSERTS_PER_TRANSACTION = 10;
 
+/** A plausible event (the Server API tests' fixture) varied by `n` across IPs, URLs and signals. */
 function benchEvent(timestamp: number, visitorId: string, environmentId: string, n: number): V4Event {
   const ip = `198.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
-  return {
+  return makeEvent(timestamp, visitorId, {
     event_id: `${timestamp}.${randomString(6)}`,
-    timestamp,
     environment_id: environmentId,
-    suspect: false,
     url: `https://shop.example/products/${n % 5000}`,
     ip_address: ip,
-    user_agent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/129.0.0.0 Safari/537.36',
-    device: 'Other',
-    os: 'Linux',
-    os_version: '',
-    sdk: { platform: 'js', version: '0.1.0' },
-    identification: {
-      visitor_id: visitorId,
-      confidence: { score: 0.99, version: '1' },
-      visitor_found: true,
-      first_seen_at: timestamp - 3 * DAY,
-      last_seen_at: timestamp - 60_000,
-    },
-    browser_details: {
-      browser_name: 'Chrome',
-      browser_major_version: '129',
-      browser_full_version: '129.0.0.0',
-      os: 'Linux',
-      os_version: '',
-      device: 'Other',
-    },
-    bot: 'not_detected',
     incognito: n % 17 === 0,
     developer_tools: false,
     privacy_settings: false,
@@ -54,7 +34,7 @@ function benchEvent(timestamp: number, visitorId: string, environmentId: string,
     vpn: n % 23 === 0,
     suspect_score: n % 7,
     ip_info: { v4: { address: ip, asn: '64500', asn_name: 'Example Net', asn_network: '198.0.0.0/8', datacenter_result: false } },
-  };
+  });
 }
 
 /** Seeds through the store's own row mapping, in multi-row inserts inside transactions. */
