@@ -1,41 +1,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { IdentifyRequest, IdentifyResponse, Signals } from '../../src/protocol/index.js';
+import type { IdentifyResponse } from '../../src/protocol/index.js';
 import { setWorkspaceDeletionEnabled } from '../../src/service/store/workspaces.js';
+import { identifyRequest, postIdentify } from '../helpers/identify-request.js';
 import { ENGINES, startTestService, type TestService } from '../helpers/test-service.js';
 import { call, DAY, liftRateLimit, makeEvent, manualClock, seed, T0 } from './fixtures.js';
 
 const HOUR = 60 * 60 * 1000;
 
-const SIGNALS: Signals = {
-  user_agent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/129.0.0.0 Safari/537.36',
-  platform: 'Linux x86_64',
-  vendor: 'Google Inc.',
-  languages: ['en-US', 'en'],
-  timezone: 'Europe/Berlin',
-  timezone_offset: -60,
-  screen: { width: 1920, height: 1080, color_depth: 24, pixel_ratio: 1 },
-  hardware_concurrency: 8,
-  device_memory: 8,
-  math: 'm4th',
-  canvas: { winding: true, geometry: 'geo-1', text: 'text-1' },
-  webgl: { vendor: 'Google Inc. (Intel)', renderer: 'ANGLE (Intel UHD 620)', params: 'p1', extensions: 'e1' },
-  audio: '124.04347527516074',
-  fonts: ['Arial', 'DejaVu Sans'],
-};
-
 /** One visit of a browser through the real ingestion endpoint. */
 async function visit(t: TestService, token?: string): Promise<IdentifyResponse> {
-  const body: IdentifyRequest = {
-    v: 1,
-    api_key: t.keys.publicKey,
-    url: 'https://shop.example/',
-    sdk: { platform: 'js', version: '0.1.0' },
-    signals: SIGNALS,
-    ...(token ? { token } : {}),
-  };
-  const res = await fetch(`${t.url}/?ci=js/0.1.0`, { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: JSON.stringify(body) });
+  const res = await postIdentify(t.url, identifyRequest(t.keys.publicKey, token ? { token } : {}));
   expect(res.status).toBe(200);
-  return (await res.json()) as IdentifyResponse;
+  return res.json as IdentifyResponse;
 }
 
 describe.each(ENGINES)('visitor deletion and retention (%s)', (engine) => {
