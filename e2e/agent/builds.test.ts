@@ -8,7 +8,8 @@ import { describe, expect, test } from 'vitest';
 import type { TestService } from '../../test/helpers/test-service.js';
 import { ok, recordRequests, startAndGet } from './helpers/agent-page.js';
 import { useAgentSuite, useFreshPage } from './helpers/agent-suite.js';
-import { deadEndpoint, type PageServer } from './helpers/page-server.js';
+import { deadEndpoint } from '../../test/helpers/dead-endpoint.js';
+import type { PageServer } from './helpers/page-server.js';
 
 let svc: TestService;
 let site: PageServer;

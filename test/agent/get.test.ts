@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { isAgentError, start, withoutDefault, type StartOptions } from '../../src/agent/index.js';
 import { VERSION } from '../../src/agent/version.js';
 import { MAX_URL_LENGTH } from '../../src/protocol/index.js';
-import { deadEndpoint, identified, json, startStubEndpoint, type StubEndpoint } from './helpers/stub-endpoint.js';
+import { deadEndpoint } from '../helpers/dead-endpoint.js';
+import { identified, json, startStubEndpoint, type StubEndpoint } from './helpers/stub-endpoint.js';
 
 let stub: StubEndpoint;
 let other: StubEndpoint;

@@ -12,6 +12,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 
+
 const DIST = resolve(process.cwd(), 'dist/agent');
 const PEER_DIST = resolve(process.cwd(), 'node_modules/@fingerprintjs/fingerprintjs/dist');
 
@@ -63,13 +64,4 @@ export async function startPageServer(): Promise<PageServer> {
         server.close(() => r());
       }),
   };
-}
-
-/** A URL on 127.0.0.1 where nothing listens. */
-export async function deadEndpoint(): Promise<string> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return `http://127.0.0.1:${port}/`;
 }

@@ -8,6 +8,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { IdentifyRequest, IdentifyResponse } from '../../../src/protocol/index.js';
 
+
 export type Reply = (body: IdentifyRequest, res: ServerResponse) => void;
 
 export interface StubEndpoint {
@@ -65,13 +66,4 @@ export async function startStubEndpoint(reply: Reply = identified()): Promise<St
       server.close(() => r());
     });
   return stub;
-}
-
-/** A URL on 127.0.0.1 where nothing listens (connection refused at once). */
-export async function deadEndpoint(): Promise<string> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return `http://127.0.0.1:${port}/`;
 }
