@@ -4,9 +4,10 @@
  */
 import { type Kysely, type QueryCreator, sql } from 'kysely';
 import { engineOf } from '../store/database.js';
+import { commitTogether } from '../store/group-commit.js';
 import { prepareQuery } from '../store/prepared-query.js';
 import type { Candidate, KeyCrowding } from './matcher.js';
-import { parseProfile, type VisitorProfile } from './profile.js';
+import { profileFrom, type VisitorProfile } from './profile.js';
 import type { IdentificationTables } from './tables.js';
 
 export type IdentificationDb = Kysely<IdentificationTables>;
@@ -43,22 +44,23 @@ interface VisitorRow {
 type StoredProfile = VisitorProfile & { k?: string[]; kt?: number };
 
 function toStoredVisitor(row: VisitorRow): StoredVisitor {
+  // Parsed once: the profile and the keys of the last visit come from the same JSON.
   const raw = (() => {
     try {
-      return JSON.parse(row.profile) as { k?: unknown; kt?: unknown };
+      return JSON.parse(row.profile) as unknown;
     } catch {
-      return {};
+      return null;
     }
-  })();
+  })() as { k?: unknown; kt?: unknown } | null;
   return {
     visitorId: row.visitor_id,
     firstSeenAt: Number(row.first_seen_at),
     lastSeenAt: Number(row.last_seen_at),
     visitCount: Number(row.visit_count),
     lastTokenAt: row.last_token_at === null ? null : Number(row.last_token_at),
-    profile: parseProfile(row.profile),
-    keys: Array.isArray(raw.k) ? (raw.k as string[]) : [],
-    keysRefreshedAt: typeof raw.kt === 'number' ? raw.kt : 0,
+    profile: profileFrom(raw),
+    keys: Array.isArray(raw?.k) ? (raw.k as string[]) : [],
+    keysRefreshedAt: typeof raw?.kt === 'number' ? raw.kt : 0,
   };
 }
 
@@ -111,7 +113,8 @@ type Write = (qc: QueryCreator<IdentificationTables>) => { execute(): Promise<un
 
 /**
  * The writes of one visit, all or nothing: on PostgreSQL one statement of data-modifying CTEs
- * (one round trip instead of a transaction's four or five), on SQLite one transaction.
+ * (one round trip instead of a transaction's four or five), on SQLite one transaction shared
+ * with the writes of concurrent requests (group-commit.ts); either way committed on return.
  * Writes to the same rows must not depend on each other's effects (a statement's CTEs all
  * see the same snapshot).
  */
@@ -124,9 +127,10 @@ async function writeAtomically(db: IdentificationDb, writes: Write[]): Promise<v
     await creator.selectNoFrom(sql<number>`1`.as('done')).execute();
     return;
   }
-  await db.transaction().execute(async (trx) => {
+  const run = async (trx: IdentificationDb) => {
     for (const write of writes) await write(trx).execute();
-  });
+  };
+  await (db.isTransaction ? run(db) : commitTogether(db, run));
 }
 
 export async function insertVisitor(

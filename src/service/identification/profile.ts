@@ -63,18 +63,23 @@ export function updateProfile(
 /** Reads a stored profile; anything unreadable counts as empty rather than failing a visit. */
 export function parseProfile(json: string): VisitorProfile {
   try {
-    const p = JSON.parse(json) as Partial<VisitorProfile>;
-    if (!p || p.v !== 1 || typeof p.c !== 'object' || p.c === null) return emptyProfile();
-    return {
-      v: 1,
-      c: p.c,
-      fonts: Array.isArray(p.fonts) ? p.fonts : [],
-      nets: Array.isArray(p.nets) ? p.nets : [],
-      ...(Array.isArray(p.jars) ? { jars: p.jars } : {}),
-      ...(typeof p.twins === 'number' ? { twins: p.twins } : {}),
-      ...(typeof p.birth === 'number' ? { birth: p.birth } : {}),
-    };
+    return profileFrom(JSON.parse(json));
   } catch {
     return emptyProfile();
   }
+}
+
+/** The same from JSON already parsed (the visitor store parses a row's JSON once). */
+export function profileFrom(value: unknown): VisitorProfile {
+  const p = value as Partial<VisitorProfile> | null;
+  if (!p || typeof p !== 'object' || p.v !== 1 || typeof p.c !== 'object' || p.c === null) return emptyProfile();
+  return {
+    v: 1,
+    c: p.c,
+    fonts: Array.isArray(p.fonts) ? p.fonts : [],
+    nets: Array.isArray(p.nets) ? p.nets : [],
+    ...(Array.isArray(p.jars) ? { jars: p.jars } : {}),
+    ...(typeof p.twins === 'number' ? { twins: p.twins } : {}),
+    ...(typeof p.birth === 'number' ? { birth: p.birth } : {}),
+  };
 }

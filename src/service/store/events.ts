@@ -5,6 +5,8 @@
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { V4Event } from '../../events/v4-event.js';
+import { engineOf } from './database.js';
+import { commitTogether } from './group-commit.js';
 import { prepareQuery } from './prepared-query.js';
 import type { Database, EventsTable } from './schema.js';
 
@@ -64,12 +66,18 @@ const insertEventQuery = prepareQuery((db: Kysely<Database>, param) =>
   db.insertInto('events').values(Object.fromEntries(EVENT_COLUMNS.map((column) => [column, param(column)])) as EventsTable),
 );
 
+/**
+ * Stores one event; resolves once it is committed. On SQLite, outside a transaction, the
+ * inserts of concurrent requests share one commit (group-commit.ts).
+ */
 export async function insertEvent(
   db: Db,
   event: V4Event,
   ids: { workspaceId: string; environmentId: string; requestHash?: string | null },
 ): Promise<void> {
-  await insertEventQuery(db, eventColumns(event, ids));
+  const row = eventColumns(event, ids);
+  if (!db.isTransaction && engineOf(db) === 'sqlite') await commitTogether(db, (trx) => insertEventQuery(trx, row));
+  else await insertEventQuery(db, row);
 }
 
 export async function getEvent(db: Db, workspaceId: string, eventId: string): Promise<V4Event | undefined> {
