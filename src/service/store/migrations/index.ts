@@ -6,11 +6,13 @@ import type { Migration, MigrationProvider } from 'kysely';
 import * as core from './001-core.js';
 import * as identification from './002-identification.js';
 import * as serverApi from './003-server-api.js';
+import * as eventIndexes from './004-event-indexes.js';
 
 export const migrations: Record<string, Migration> = {
   '001-core': core,
   '002-identification': identification,
   '003-server-api': serverApi,
+  '004-event-indexes': eventIndexes,
 };
 
 export const migrationProvider: MigrationProvider = {
