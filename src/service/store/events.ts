@@ -6,7 +6,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { V4Event } from '../../events/v4-event.js';
 import { engineOf } from './database.js';
-import { commitTogether } from './group-commit.js';
+import { commitTogether, groupWriter } from './group-commit.js';
 import { prepareQuery } from './prepared-query.js';
 import type { Database, EventsTable } from './schema.js';
 
@@ -66,9 +66,25 @@ const insertEventQuery = prepareQuery((db: Kysely<Database>, param) =>
   db.insertInto('events').values(Object.fromEntries(EVENT_COLUMNS.map((column) => [column, param(column)])) as EventsTable),
 );
 
+// PostgreSQL: one multi-row insert per event-loop turn and database (group-commit.ts).
+const postgresEventWriters = new WeakMap<object, (row: EventsTable) => Promise<void>>();
+
+function insertOnPostgres(db: Kysely<Database>, row: EventsTable): Promise<void> {
+  let write = postgresEventWriters.get(db);
+  if (!write) {
+    write = groupWriter<EventsTable>(
+      (rows) => (rows.length === 1 ? insertEventQuery(db, rows[0]!) : db.insertInto('events').values(rows).execute()),
+      (one) => insertEventQuery(db, one),
+    );
+    postgresEventWriters.set(db, write);
+  }
+  return write(row);
+}
+
 /**
- * Stores one event; resolves once it is committed. On SQLite, outside a transaction, the
- * inserts of concurrent requests share one commit (group-commit.ts).
+ * Stores one event; resolves once it is committed. Outside a transaction the inserts of
+ * concurrent requests are written together (group-commit.ts): one commit on SQLite, one
+ * statement on PostgreSQL.
  */
 export async function insertEvent(
   db: Db,
@@ -76,8 +92,9 @@ export async function insertEvent(
   ids: { workspaceId: string; environmentId: string; requestHash?: string | null },
 ): Promise<void> {
   const row = eventColumns(event, ids);
-  if (!db.isTransaction && engineOf(db) === 'sqlite') await commitTogether(db, (trx) => insertEventQuery(trx, row));
-  else await insertEventQuery(db, row);
+  if (db.isTransaction) await insertEventQuery(db, row);
+  else if (engineOf(db) === 'sqlite') await commitTogether(db, (trx) => insertEventQuery(trx, row));
+  else await insertOnPostgres(db, row);
 }
 
 export async function getEvent(db: Db, workspaceId: string, eventId: string): Promise<V4Event | undefined> {

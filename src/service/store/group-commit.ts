@@ -1,69 +1,82 @@
 /**
- * Group commit (SQLite). Every commit writes the changed pages of the table and of each of
- * its indexes to the WAL; concurrent requests mostly touch the same upper pages, so their
- * writes committed together cost a fraction of committing each alone. Writes handed to
- * `commitTogether` within one turn of the event loop run back to back in one transaction,
- * started as soon as the turn ends (setImmediate: no fixed delay, a lone request waits for
- * nothing), and each caller's promise settles only after that transaction committed: a
- * caller that answers after awaiting it still answers only with its data stored.
+ * Group commit. Every SQLite commit writes the changed pages of the table and of each of its
+ * indexes to the WAL; concurrent requests mostly touch the same upper pages, so their writes
+ * committed together cost a fraction of committing each alone. On PostgreSQL the event
+ * inserts of concurrent requests become one multi-row statement: one round trip instead of
+ * one per request.
  *
- * One failing write must not fail its neighbours: when the shared transaction fails (it is
- * rolled back entirely), each write runs again alone in its own transaction and gets its own
- * outcome. Writes must therefore be plain statements built from values, safe to run again.
+ * Items handed in within one turn of the event loop are written together as soon as the turn
+ * ends (setImmediate: no fixed delay, a lone request waits for nothing), and each caller's
+ * promise settles only after the shared write committed: a caller that answers after
+ * awaiting it still answers only with its data stored.
+ *
+ * One failing item must not fail its neighbours: when the shared write fails (it is rolled
+ * back entirely), each item is written again alone and gets its own outcome. Items must
+ * therefore be plain writes built from values, safe to run again.
  */
 import type { Kysely, Transaction } from 'kysely';
 
-export type GroupWork<DB> = (trx: Transaction<DB>) => Promise<unknown>;
-
-interface Job<DB> {
-  work: GroupWork<DB>;
+interface Pending<T> {
+  item: T;
   resolve(): void;
   reject(err: unknown): void;
 }
 
-interface Group<DB> {
-  queue: Job<DB>[];
-  scheduled: boolean;
-}
+/** Bounds one shared write (PostgreSQL allows 65,535 parameters per statement). */
+const MAX_GROUP = 500;
 
-// One queue per database (Kysely instance): its single SQLite connection runs one batch at a time.
-const groups = new WeakMap<object, Group<unknown>>();
+/** Collects items per event-loop turn and writes them with `writeAll`, or one by one with `writeOne` after a failure. */
+export function groupWriter<T>(writeAll: (items: T[]) => Promise<unknown>, writeOne: (item: T) => Promise<unknown>): (item: T) => Promise<void> {
+  let queue: Pending<T>[] = [];
+  let scheduled = false;
 
-async function flush<DB>(db: Kysely<DB>, group: Group<DB>): Promise<void> {
-  const jobs = group.queue;
-  group.queue = [];
-  group.scheduled = false;
-  try {
-    await db.transaction().execute(async (trx) => {
-      for (const job of jobs) await job.work(trx);
-    });
-    for (const job of jobs) job.resolve();
-  } catch (err) {
-    if (jobs.length === 1) return jobs[0]!.reject(err);
-    for (const job of jobs) {
-      try {
-        await db.transaction().execute(job.work);
-        job.resolve();
-      } catch (own) {
-        job.reject(own);
+  const flush = async (): Promise<void> => {
+    const group = queue.splice(0, MAX_GROUP);
+    scheduled = queue.length > 0;
+    if (scheduled) setImmediate(() => void flush());
+    try {
+      await writeAll(group.map((p) => p.item));
+      for (const p of group) p.resolve();
+    } catch (err) {
+      if (group.length === 1) return group[0]!.reject(err);
+      for (const p of group) {
+        try {
+          await writeOne(p.item);
+          p.resolve();
+        } catch (own) {
+          p.reject(own);
+        }
       }
     }
-  }
+  };
+
+  return (item) =>
+    new Promise<void>((resolve, reject) => {
+      queue.push({ item, resolve, reject });
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(() => void flush());
+      }
+    });
 }
 
-/** Runs `work` in the next shared transaction; resolves once that transaction committed. */
+export type GroupWork<DB> = (trx: Transaction<DB>) => Promise<unknown>;
+
+// One writer per database (Kysely instance): its single SQLite connection runs one transaction at a time.
+const transactionWriters = new WeakMap<object, unknown>();
+
+/** SQLite: runs `work` in the next shared transaction; resolves once that transaction committed. */
 export function commitTogether<DB>(db: Kysely<DB>, work: GroupWork<DB>): Promise<void> {
-  let group = groups.get(db) as Group<DB> | undefined;
-  if (!group) {
-    group = { queue: [], scheduled: false };
-    groups.set(db, group as Group<unknown>);
+  let write = transactionWriters.get(db) as ((work: GroupWork<DB>) => Promise<void>) | undefined;
+  if (!write) {
+    write = groupWriter<GroupWork<DB>>(
+      (works) =>
+        db.transaction().execute(async (trx) => {
+          for (const w of works) await w(trx);
+        }),
+      (w) => db.transaction().execute(w),
+    );
+    transactionWriters.set(db, write);
   }
-  const g = group;
-  return new Promise<void>((resolve, reject) => {
-    g.queue.push({ work, resolve, reject });
-    if (!g.scheduled) {
-      g.scheduled = true;
-      setImmediate(() => void flush(db, g));
-    }
-  });
+  return write(work);
 }
