@@ -9,6 +9,7 @@ import { Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, type
 import pg from 'pg';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
+import { BACKSTOP_CHECKPOINT_PAGES, startWalCheckpointer } from './wal-checkpointer.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -72,8 +73,22 @@ export function openDatabase(opts: { dataDir: string; databaseUrl?: string; pool
   // memory-mapped reads (no read syscall per page) keep that cheap on a large database.
   sqlite.pragma('cache_size = -65536');
   sqlite.pragma(`mmap_size = ${1024 * 1024 * 1024}`);
+  // Checkpoints run in a worker thread (wal-checkpointer.ts), not inside the service's commits.
+  sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
+  const checkpointer = startWalCheckpointer(file);
+  const database = withStatementCache(sqlite);
   return {
-    db: new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) }),
+    db: new Kysely<Database>({
+      dialect: new SqliteDialect({
+        database: {
+          ...database,
+          close: () => {
+            checkpointer.stop();
+            database.close();
+          },
+        },
+      }),
+    }),
     engine: 'sqlite',
     location: file,
   };
