@@ -11,7 +11,7 @@ import type { Database } from '../store/schema.js';
 
 export async function refreshPlannerStatistics(db: Kysely<Database>, engine: Engine): Promise<void> {
   if (engine !== 'sqlite') return;
-  await sql`PRAGMA analysis_limit = 2000`.execute(db);
+  await sql`PRAGMA analysis_limit = 400`.execute(db);
   // 0x10002: consider every table, not only those this connection has queried.
   await sql`PRAGMA optimize = 0x10002`.execute(db);
 }
