@@ -82,7 +82,7 @@ export const MATCH = {
   /** Prior of "a browser never seen" against one look-alike candidate, log2. */
   newBits: 6,
   /** The same prior as fitted to observed outcomes, for the reported confidence, log2. */
-  calibratedNewBits: 0,
+  calibratedNewBits: -0.5,
   /** A visitor proven to be shared by two browsers (jars.ts), log2. */
   twinnedVisitorBits: -6,
   /** A rare fingerprint (see decideWithoutToken) against a browser never seen, log2. */
