@@ -67,15 +67,8 @@ export interface User {
   trips: Trip[];
 }
 
-export interface Hardware {
-  screen: [number, number];
-  dpr: number;
-  gpu: Gpu;
-  cores: number;
-  memory: number;
-  touchPoints: number;
-  arm: boolean;
-  p3: boolean;
+/** A device's hardware: a computer model's fields (phones fill them from their model too). */
+export interface Hardware extends Omit<ComputerModel, 'os' | 'cls'> {
   hdr: boolean;
   diskGb: number;
 }
