@@ -7,7 +7,7 @@
 import { Rng, type Weighted } from './prng.js';
 import {
   BROWSERS_BY_OS, COMPUTERS, COUNTRIES, ENGINE_OF, FONTS, MONITORS, OFFICE_FONT_SHARE, PHONES,
-  type BrowserKind, type ComputerModel, type Country, type Engine, type Gpu, type OsFamily, type PhoneModel,
+  type BrowserKind, type ComputerModel, type Country, type Engine, type OsFamily, type PhoneModel,
 } from './catalog.js';
 
 export interface PopulationOptions {
