@@ -81,17 +81,6 @@ export function searchQuery(
     .limit(size);
 }
 
-async function fetchBatch(
-  db: Kysely<Database>,
-  workspaceId: string,
-  s: EventSearch,
-  cursor: Cursor | undefined,
-  size: number,
-  withPayload: boolean,
-): Promise<Row[]> {
-  return (await searchQuery(db, workspaceId, s, cursor, size, withPayload).execute()) as Row[];
-}
-
 /** Up to `wanted` matching rows after `cursor`, applying the CIDR filter batch by batch. */
 async function collect(
   db: Kysely<Database>,
@@ -103,11 +92,12 @@ async function collect(
 ): Promise<Row[]> {
   const ip = s.ip;
   if (ip === undefined || 'exact' in ip) {
-    return fetchBatch(db, workspaceId, s, cursor, wanted, withPayload);
+    return (await searchQuery(db, workspaceId, s, cursor, wanted, withPayload).execute()) as Row[];
   }
   const matches: Row[] = [];
+  const batchSize = Math.max(CIDR_BATCH, wanted);
   for (;;) {
-    const batch = await fetchBatch(db, workspaceId, s, cursor, Math.max(CIDR_BATCH, wanted), withPayload);
+    const batch = (await searchQuery(db, workspaceId, s, cursor, batchSize, withPayload).execute()) as Row[];
     for (const row of batch) {
       if (row.ip_address !== null && ip.contains(row.ip_address)) {
         matches.push(row);
@@ -115,7 +105,7 @@ async function collect(
       }
     }
     const last = batch[batch.length - 1];
-    if (last === undefined || batch.length < Math.max(CIDR_BATCH, wanted)) return matches;
+    if (last === undefined || batch.length < batchSize) return matches;
     cursor = { timestamp: last.timestamp, eventId: last.event_id };
   }
 }
