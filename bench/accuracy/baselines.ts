@@ -1,11 +1,14 @@
 /**
- * The two reference identifiers the report compares the service with, computed on the same
+ * The reference identifiers the report compares the service with, computed on the same
  * visit stream without the service:
  * - exact hash: the visitor ID is a hash of every collected signal, as open-source
  *   fingerprinting libraries do; any change of any signal gives a new ID and identical devices
  *   share one.
  * - cookie only: the visitor ID lives in first-party storage; it survives as long as the
  *   storage does and never joins two browsers.
+ * - distinguishability limit: an oracle that knows which browser made every visit, but, like
+ *   any identifier once storage is gone, refuses to tell apart browsers that look identical
+ *   from the same network (see oracleVisitorIds).
  */
 import { createHash } from 'node:crypto';
 import type { Signals } from '../../src/protocol/index.js';
@@ -29,4 +32,49 @@ export function exactHashVisitorId(signals: Signals): string {
 /** The storage jar is the cookie: its first visit mints the ID, its later visits read it back. */
 export function cookieOnlyVisitorId(jar: string): string {
   return `c:${jar}`;
+}
+
+/** What the oracle sees of a visit, in time order. */
+export interface OracleVisit {
+  browser: number;
+  t: number;
+  /** Storage jar: a visit whose jar was used before carries that jar's token. */
+  jar: string;
+  /** exactHashVisitorId() of the visit's signals. */
+  exactId: string;
+  /** The client network (/24 or /64), or null. */
+  network: string | null;
+}
+
+/** Identical signals from the same network this recently make two browsers indistinguishable. */
+export const ORACLE_WINDOW_MS = 30 * 24 * 3600 * 1000;
+
+/**
+ * The distinguishability limit. A visit whose storage still holds a token keeps that token's
+ * ID (as a cookie would). A visit without one gets its browser's original ID, unless another
+ * browser sent exactly the same signals from the same network within ORACLE_WINDOW_MS: then no
+ * method could know which of them this is, and it gets a new ID, which its storage then keeps.
+ * It never merges two browsers, and it handles drift perfectly, so its re-identification rate
+ * is what a matcher could reach at best without guessing between identical-looking browsers.
+ */
+export function oracleVisitorIds(visits: readonly OracleVisit[]): string[] {
+  const idOfJar = new Map<string, string>();
+  const original = new Map<number, string>();
+  const lastSeen = new Map<string, Map<number, number>>();
+  let minted = 0;
+  return visits.map((v) => {
+    const look = `${v.exactId}|${v.network ?? ''}`;
+    const others = lastSeen.get(look) ?? new Map<number, number>();
+    let id = idOfJar.get(v.jar);
+    if (id === undefined) {
+      const own = original.get(v.browser);
+      const ambiguous = [...others].some(([b, t]) => b !== v.browser && v.t - t <= ORACLE_WINDOW_MS);
+      id = own !== undefined && !ambiguous ? own : `o:${minted++}`;
+      if (own === undefined) original.set(v.browser, id);
+      idOfJar.set(v.jar, id);
+    }
+    others.set(v.browser, v.t);
+    lastSeen.set(look, others);
+    return id;
+  });
 }

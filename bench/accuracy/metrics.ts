@@ -108,6 +108,14 @@ export function indexStream(visits: readonly VisitOutcome[]): StreamIndex {
 }
 
 /**
+ * A visit is correct when it got its browser's original ID and that ID is owned by the
+ * browser (the definition the calibration is judged by).
+ */
+export function isCorrect(v: VisitOutcome, index: StreamIndex): boolean {
+  return v.id !== null && v.id === index.original.get(v.browser) && index.owner.get(v.id) === v.browser;
+}
+
+/**
  * Metrics over the browsers accepted by `include` (all by default). ID ownership is always
  * global, so a cohort's visits attributed to a browser outside the cohort still count as foreign.
  */
@@ -153,7 +161,7 @@ export function computeMetrics(
       ids.add(id);
       idsOfCohort.add(id);
       const gotOriginal = id === orig;
-      const correct = gotOriginal && owner.get(id) === browser;
+      const correct = isCorrect(v, index);
       if (owner.get(id) !== browser) foreignVisits++;
       if (i > 0) {
         returningVisits++;

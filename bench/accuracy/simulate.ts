@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { PROTOCOL_VERSION, type IdentifyRequest, type IdentifyResponse } from '../../src/protocol/index.js';
 import { createService } from '../../src/service/index.js';
 import { findApiKeyByToken, setApiKeyRateLimit } from '../../src/service/store/api-keys.js';
-import { cookieOnlyVisitorId, exactHashVisitorId } from './baselines.js';
+import { networkPrefix } from '../../src/service/identification/network.js';
+import { cookieOnlyVisitorId, exactHashVisitorId, oracleVisitorIds, type OracleVisit } from './baselines.js';
 import type { VisitCondition } from './metrics.js';
 import { generatePopulation, type Population } from './population.js';
 import { SIM_START_MS } from './release-calendar.js';
@@ -42,6 +43,8 @@ export interface VisitRecord {
   error: string | null;
   exactId: string;
   cookieId: string;
+  /** The distinguishability limit's answer (oracleVisitorIds). */
+  oracleId: string;
 }
 
 export interface SimulationResult {
@@ -79,6 +82,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     const seenBrowser = new Set<number>();
     const chains = new Map<number, Promise<void>>();
     const records: VisitRecord[] = new Array(plan.length);
+    const oracleInputs: OracleVisit[] = new Array(plan.length);
     const errors: Record<string, number> = {};
     let inFlight = 0;
     let done = 0;
@@ -130,8 +134,9 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       if (error) errors[error] = (errors[error] ?? 0) + 1;
       records[i] = {
         browser: visit.browser, t: visit.t, condition, network: rendered.network, serviceId, score, error,
-        exactId: exactHashVisitorId(rendered.signals), cookieId: cookieOnlyVisitorId(visit.jar),
+        exactId: exactHashVisitorId(rendered.signals), cookieId: cookieOnlyVisitorId(visit.jar), oracleId: '',
       };
+      oracleInputs[i] = { browser: visit.browser, t: visit.t, jar: visit.jar, exactId: records[i]!.exactId, network: networkPrefix(rendered.ip) };
     };
 
     for (let i = 0; i < plan.length; i++) {
@@ -149,6 +154,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       chains.set(b, next);
     }
     await Promise.all(chains.values());
+    // The plan is in time order, so the oracle sees the visits as they happened.
+    oracleVisitorIds(oracleInputs).forEach((id, i) => (records[i]!.oracleId = id));
     return { population, records, wallSeconds: (Date.now() - started) / 1000, errors };
   } finally {
     await service.close();

@@ -3,7 +3,7 @@ import { fingerprintTwins } from '../../bench/accuracy/report.js';
 import type { VisitRecord } from '../../bench/accuracy/simulate.js';
 
 const record = (browser: number, exactId: string): VisitRecord => ({
-  browser, t: browser, condition: 'with-token', network: 'home', serviceId: 'v', score: 1, error: null, exactId, cookieId: `c:${browser}`,
+  browser, t: browser, condition: 'with-token', network: 'home', serviceId: 'v', score: 1, error: null, exactId, cookieId: `c:${browser}`, oracleId: 'o',
 });
 
 describe('accuracy report', () => {
