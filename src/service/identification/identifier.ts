@@ -17,7 +17,6 @@ import {
   type IdentificationDb,
   type StoredVisitor,
 } from './identity-store.js';
-import { calibrate } from './calibration.js';
 import { addJar, observeJarUse, type JarRecord } from './jars.js';
 import { CONFIDENCE_VERSION, confidenceOf, decideWithoutToken, judgeTokenVisit, MATCH_CONFIDENCE, type MatchPath, type VisitContext } from './matcher.js';
 import { networkPrefix } from './network.js';
@@ -70,11 +69,6 @@ function inherit(confidence: Confidence, visitor: StoredVisitor): Confidence {
   return { ...confidence, score: Math.round(confidence.score * birth * 1000) / 1000 };
 }
 
-/** The answered confidence: the model's, made an observed probability (calibration.ts). Births stay model values. */
-function calibrated(confidence: Confidence): Confidence {
-  return { ...confidence, score: Math.round(calibrate(confidence.score) * 1000) / 1000 };
-}
-
 /** 20 characters [A-Za-z0-9], like the reference's visitor IDs. */
 export const newVisitorId = (): string => randomString(20);
 const newJarId = (): string => randomString(10);
@@ -100,7 +94,7 @@ export function createIdentifier(opts: { db: Kysely<Database>; engine: 'sqlite' 
     return {
       visitorId: visitor.visitorId,
       visitorFound: true,
-      confidence: calibrated(link.confidence),
+      confidence: link.confidence,
       firstSeenAt: visitor.firstSeenAt,
       lastSeenAt: visitor.lastSeenAt,
       token: await tokens.sign(visitor.visitorId, input.workspaceId, input.now, link.jar),
@@ -120,7 +114,7 @@ export function createIdentifier(opts: { db: Kysely<Database>; engine: 'sqlite' 
     return {
       visitorId,
       visitorFound: false,
-      confidence: calibrated(confidence),
+      confidence,
       firstSeenAt: input.now,
       lastSeenAt: input.now,
       token: await tokens.sign(visitorId, input.workspaceId, input.now, jar),
