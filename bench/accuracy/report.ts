@@ -43,7 +43,7 @@ export interface AccuracyReport {
   };
 }
 
-export function outcomes(records: readonly VisitRecord[], method: MethodName): VisitOutcome[] {
+function outcomes(records: readonly VisitRecord[], method: MethodName): VisitOutcome[] {
   return records.map((r) => ({
     browser: r.browser,
     t: r.t,
