@@ -225,6 +225,10 @@ export async function recordVisit(
 ): Promise<void> {
   const previous = new Set(v.visitor.keys);
   const keysChanged = v.keys.length !== previous.size || v.keys.some((k) => !previous.has(k));
+  // Keys are written at visits, none long before the visitor's first one (concurrent requests
+  // differ by milliseconds): a visitor younger than STALE_KEY_MS, less a day of margin, has no
+  // stale key to look for.
+  const dropStale = keysChanged && v.visitor.firstSeenAt <= v.now - STALE_KEY_MS + KEY_REFRESH_MS;
   // Keys the last visit did not have are written now. The others' recency (for candidate
   // ordering) is refreshed at most once per KEY_REFRESH_MS, so most visits write one row, and
   // a visit that changed one signal writes that signal's keys, not all eight.
@@ -243,7 +247,7 @@ export async function recordVisit(
     // Only when the keys changed can one be stale: the visit's own keys are excluded.
     keys: JSON.stringify(v.keys),
     staleBefore: v.now - STALE_KEY_MS,
-    dropStale: keysChanged ? 1 : 0,
+    dropStale: dropStale ? 1 : 0,
   };
   if (engineOf(db) === 'postgres') {
     await recordVisitOnPostgres(db, values);
@@ -252,7 +256,7 @@ export async function recordVisit(
   await writeOnSqlite(db, async (trx) => {
     await updateVisitorQuery(trx, values);
     if (freshKeys.length > 0) await upsertKeysQuery(trx, values);
-    if (keysChanged) await deleteStaleKeysQuery(trx, values);
+    if (dropStale) await deleteStaleKeysQuery(trx, values);
   });
 }
 
