@@ -2,7 +2,7 @@
  * Storage of visitors and their blocking keys. Every query is served by an index: the visitor
  * by primary key, candidates by (workspace_id, key, last_seen_at) with a LIMIT per key.
  */
-import { type Kysely, type QueryCreator, sql } from 'kysely';
+import { type Compilable, type Kysely, type QueryCreator, sql } from 'kysely';
 import { engineOf } from '../store/database.js';
 import { commitTogether } from '../store/group-commit.js';
 import { prepareQuery } from '../store/prepared-query.js';
@@ -19,9 +19,9 @@ export const CANDIDATES_PER_KEY = 8;
  * network holds a household's few browsers, a carrier NAT, office or VPN exit many more.
  */
 export const NETWORK_COUNT_LIMIT = 16;
-/** Keys a visitor no longer produces are dropped after this long (so alternating values keep matching meanwhile). */
-/** How often unchanged keys get their last_seen_at refreshed. */
+/** How often the keys a visitor keeps producing get their last_seen_at refreshed. */
 export const KEY_REFRESH_MS = 24 * 3600 * 1000;
+/** Keys a visitor no longer produces are dropped after this long (so alternating values keep matching meanwhile). */
 export const STALE_KEY_MS = 30 * 24 * 3600 * 1000;
 
 export interface StoredVisitor extends Candidate {
@@ -108,29 +108,99 @@ export async function findCandidates(
   return { candidates: visitors.map(toStoredVisitor), crowding };
 }
 
-/** One write of a visit, on whichever query creator runs it (a transaction, or a CTE). */
-type Write = (qc: QueryCreator<IdentificationTables>) => { execute(): Promise<unknown> };
+/**
+ * The statements of a visit are prepared (prepared-query.ts): their SQL text is the same
+ * whatever the number of keys, which come as one JSON array parameter (`keyList`).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Param = (name: string) => any;
+
+type Engine = ReturnType<typeof engineOf>;
+type Write = (qc: QueryCreator<IdentificationTables>, p: Param, engine: Engine) => Compilable;
+
+/** The strings of JSON array parameter `name`, as rows of one column `value`. */
+function keyList(engine: Engine, p: Param, name: string) {
+  return engine === 'postgres'
+    ? sql`select value from json_array_elements_text(cast(${p(name)} as json)) as value`
+    : sql`select value from json_each(${p(name)})`;
+}
+
+const insertVisitorRow = (qc: QueryCreator<IdentificationTables>, p: Param) =>
+  qc.insertInto('visitors').values({
+    visitor_id: p('visitorId'),
+    workspace_id: p('workspaceId'),
+    first_seen_at: p('now'),
+    last_seen_at: p('now'),
+    visit_count: 1,
+    last_token_at: null,
+    profile: p('profile'),
+  });
+
+const updateVisitorRow = (qc: QueryCreator<IdentificationTables>, p: Param) =>
+  qc
+    .updateTable('visitors')
+    .set({
+      last_seen_at: p('lastSeenAt'),
+      visit_count: sql<number>`visit_count + 1`,
+      profile: p('profile'),
+      // NULL (a visit without its own token) keeps the last one.
+      last_token_at: sql<number | null>`coalesce(${p('tokenAt')}, last_token_at)`,
+    })
+    .where('visitor_id', '=', p('visitorId'))
+    .where('workspace_id', '=', p('workspaceId'));
+
+/** Writes the keys of `freshKeys` with last_seen_at = now (an empty array writes none). */
+const upsertKeys = (qc: QueryCreator<IdentificationTables>, p: Param, engine: Engine) =>
+  qc
+    .insertInto('visitor_keys')
+    .columns(['workspace_id', 'key', 'visitor_id', 'last_seen_at'])
+    // The casts type the parameters for PostgreSQL; `where true` keeps SQLite's parser from
+    // reading ON CONFLICT as a join constraint.
+    .expression(
+      sql`select cast(${p('workspaceId')} as text), value, cast(${p('visitorId')} as text), cast(${p('now')} as bigint)
+        from (${keyList(engine, p, 'freshKeys')}) as fresh where true`,
+    )
+    .onConflict((oc) => oc.columns(['workspace_id', 'key', 'visitor_id']).doUpdateSet({ last_seen_at: (eb) => eb.ref('excluded.last_seen_at') }));
+
+/** Deletes the visitor's keys not among `keys` and not seen since `staleBefore`, when `dropStale` is 1. */
+const deleteStaleKeys = (qc: QueryCreator<IdentificationTables>, p: Param, engine: Engine) =>
+  qc
+    .deleteFrom('visitor_keys')
+    .where('visitor_id', '=', p('visitorId'))
+    .where('workspace_id', '=', p('workspaceId'))
+    .where('last_seen_at', '<', p('staleBefore'))
+    .where(sql<boolean>`key not in (${keyList(engine, p, 'keys')})`)
+    .where(sql<boolean>`${p('dropStale')} = 1`);
+
+// SQLite: each statement on its own, in the shared transaction of group-commit.ts.
+const onSqlite = (write: Write) => prepareQuery((db: IdentificationDb, p) => write(db, p, 'sqlite'));
+const insertVisitorQuery = onSqlite(insertVisitorRow);
+const updateVisitorQuery = onSqlite(updateVisitorRow);
+const upsertKeysQuery = onSqlite(upsertKeys);
+const deleteStaleKeysQuery = onSqlite(deleteStaleKeys);
 
 /**
- * The writes of one visit, all or nothing: on PostgreSQL one statement of data-modifying CTEs
- * (one round trip instead of a transaction's four or five), on SQLite one transaction shared
- * with the writes of concurrent requests (group-commit.ts); either way committed on return.
- * Writes to the same rows must not depend on each other's effects (a statement's CTEs all
- * see the same snapshot).
+ * PostgreSQL: all writes of a visit in one statement of data-modifying CTEs, one round trip
+ * instead of a transaction's four or five. The CTEs all see the same snapshot, so the writes
+ * must touch disjoint rows and not depend on each other's effects.
  */
-async function writeAtomically(db: IdentificationDb, writes: Write[]): Promise<void> {
-  if (engineOf(db) === 'postgres') {
+const onPostgres = (writes: Write[]) =>
+  prepareQuery((db: IdentificationDb, p) => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     let creator: QueryCreator<any> = db;
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    writes.forEach((write, i) => (creator = creator.with(`write${i}`, (qc) => write(qc) as any)));
-    await creator.selectNoFrom(sql<number>`1`.as('done')).execute();
-    return;
-  }
-  const run = async (trx: IdentificationDb) => {
-    for (const write of writes) await write(trx).execute();
-  };
-  await (db.isTransaction ? run(db) : commitTogether(db, run));
+    writes.forEach((write, i) => (creator = creator.with(`write${i}`, (qc) => write(qc, p, 'postgres') as any)));
+    return creator.selectNoFrom(sql<number>`1`.as('done'));
+  });
+const insertVisitorOnPostgres = onPostgres([insertVisitorRow, upsertKeys]);
+const recordVisitOnPostgres = onPostgres([updateVisitorRow, upsertKeys, deleteStaleKeys]);
+
+/**
+ * SQLite: runs `work` in one transaction shared with the writes of concurrent requests
+ * (group-commit.ts), or in the caller's transaction; committed on return.
+ */
+async function writeOnSqlite(db: IdentificationDb, work: (trx: IdentificationDb) => Promise<unknown>): Promise<void> {
+  await (db.isTransaction ? work(db) : commitTogether(db, work));
 }
 
 export async function insertVisitor(
@@ -138,68 +208,56 @@ export async function insertVisitor(
   v: { workspaceId: string; visitorId: string; now: number; profile: VisitorProfile; keys: string[] },
 ): Promise<void> {
   const stored: StoredProfile = { ...v.profile, k: v.keys, kt: v.now };
-  const writes: Write[] = [
-    (qc) =>
-      qc.insertInto('visitors').values({
-        visitor_id: v.visitorId,
-        workspace_id: v.workspaceId,
-        first_seen_at: v.now,
-        last_seen_at: v.now,
-        visit_count: 1,
-        last_token_at: null,
-        profile: JSON.stringify(stored),
-      }),
-  ];
-  if (v.keys.length > 0) writes.push(upsertKeys(v.workspaceId, v.visitorId, v.keys, v.now));
-  await writeAtomically(db, writes);
+  const values = { workspaceId: v.workspaceId, visitorId: v.visitorId, now: v.now, profile: JSON.stringify(stored), freshKeys: JSON.stringify(v.keys) };
+  if (engineOf(db) === 'postgres') {
+    await insertVisitorOnPostgres(db, values);
+    return;
+  }
+  await writeOnSqlite(db, async (trx) => {
+    await insertVisitorQuery(trx, values);
+    if (v.keys.length > 0) await upsertKeysQuery(trx, values);
+  });
 }
 
 export async function recordVisit(
   db: IdentificationDb,
   v: { workspaceId: string; visitor: StoredVisitor; now: number; profile: VisitorProfile; keys: string[]; withToken: boolean },
 ): Promise<void> {
-  const keysChanged = v.keys.length !== v.visitor.keys.length || v.keys.some((k, i) => k !== v.visitor.keys[i]);
-  // Most visits repeat yesterday's keys: their recency (for candidate ordering) is refreshed
-  // at most once per KEY_REFRESH_MS, so such a visit writes one row, not eight.
-  const refreshKeys = keysChanged || v.now - v.visitor.keysRefreshedAt >= KEY_REFRESH_MS;
-  const stored: StoredProfile = { ...v.profile, k: v.keys, kt: refreshKeys ? v.now : v.visitor.keysRefreshedAt };
-  const visitorId = v.visitor.visitorId;
-  const writes: Write[] = [
-    (qc) =>
-      qc
-        .updateTable('visitors')
-        .set({
-          // A visit arriving out of order never moves last_seen_at back.
-          last_seen_at: Math.max(v.now, v.visitor.lastSeenAt),
-          visit_count: sql<number>`visit_count + 1`,
-          profile: JSON.stringify(stored),
-          ...(v.withToken ? { last_token_at: v.now } : {}),
-        })
-        .where('visitor_id', '=', visitorId)
-        .where('workspace_id', '=', v.workspaceId),
-  ];
-  if (v.keys.length > 0 && refreshKeys) writes.push(upsertKeys(v.workspaceId, visitorId, v.keys, v.now));
-  if (keysChanged) {
-    // The visit's own keys were just refreshed: only the others can be stale.
-    writes.push((qc) => {
-      let stale = qc
-        .deleteFrom('visitor_keys')
-        .where('visitor_id', '=', visitorId)
-        .where('workspace_id', '=', v.workspaceId)
-        .where('last_seen_at', '<', v.now - STALE_KEY_MS);
-      if (v.keys.length > 0) stale = stale.where('key', 'not in', v.keys);
-      return stale;
-    });
+  const previous = new Set(v.visitor.keys);
+  const keysChanged = v.keys.length !== previous.size || v.keys.some((k) => !previous.has(k));
+  // Keys are written at visits, none long before the visitor's first one (concurrent requests
+  // differ by milliseconds): a visitor younger than STALE_KEY_MS, less a day of margin, has no
+  // stale key to look for.
+  const dropStale = keysChanged && v.visitor.firstSeenAt <= v.now - STALE_KEY_MS + KEY_REFRESH_MS;
+  // Keys the last visit did not have are written now. The others' recency (for candidate
+  // ordering) is refreshed at most once per KEY_REFRESH_MS, so most visits write one row, and
+  // a visit that changed one signal writes that signal's keys, not all eight.
+  const refreshAll = v.now - v.visitor.keysRefreshedAt >= KEY_REFRESH_MS;
+  const freshKeys = refreshAll ? v.keys : v.keys.filter((k) => !previous.has(k));
+  const stored: StoredProfile = { ...v.profile, k: v.keys, kt: refreshAll ? v.now : v.visitor.keysRefreshedAt };
+  const values = {
+    workspaceId: v.workspaceId,
+    visitorId: v.visitor.visitorId,
+    now: v.now,
+    // A visit arriving out of order never moves last_seen_at back.
+    lastSeenAt: Math.max(v.now, v.visitor.lastSeenAt),
+    tokenAt: v.withToken ? v.now : null,
+    profile: JSON.stringify(stored),
+    freshKeys: JSON.stringify(freshKeys),
+    // Only when the keys changed can one be stale: the visit's own keys are excluded.
+    keys: JSON.stringify(v.keys),
+    staleBefore: v.now - STALE_KEY_MS,
+    dropStale: dropStale ? 1 : 0,
+  };
+  if (engineOf(db) === 'postgres') {
+    await recordVisitOnPostgres(db, values);
+    return;
   }
-  await writeAtomically(db, writes);
-}
-
-function upsertKeys(workspaceId: string, visitorId: string, keys: string[], now: number): Write {
-  return (qc) =>
-    qc
-      .insertInto('visitor_keys')
-      .values(keys.map((key) => ({ workspace_id: workspaceId, key, visitor_id: visitorId, last_seen_at: now })))
-      .onConflict((oc) => oc.columns(['workspace_id', 'key', 'visitor_id']).doUpdateSet({ last_seen_at: now }));
+  await writeOnSqlite(db, async (trx) => {
+    await updateVisitorQuery(trx, values);
+    if (freshKeys.length > 0) await upsertKeysQuery(trx, values);
+    if (dropStale) await deleteStaleKeysQuery(trx, values);
+  });
 }
 
 /** Forgets a visitor: its row and its keys. True when it existed. */

@@ -14,7 +14,7 @@ import {
 } from '../../protocol/index.js';
 import type { ServiceContext } from '../context.js';
 import { buildEvent } from '../event-building/build-event.js';
-import { isReplay, requestHash } from '../event-building/request-hash.js';
+import { REPLAY_WINDOW_MS, requestHash } from '../event-building/request-hash.js';
 import { decide } from '../filtering/first-match.js';
 import { buildRuleRequest } from '../filtering/rule-request.js';
 import { findApiKeyWithRegion } from '../store/api-keys.js';
@@ -111,8 +111,7 @@ export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: Service
 
     const hash = requestHash(body);
     const recent = { workspaceId: key.workspace_id, visitorId: outcome.visitorId, ip, linkedId: body.linked_id, now };
-    const activity = await readRecentActivity(ctx.db, recent);
-    const replayed = isReplay(hash, activity.visitorEvents, now);
+    const activity = await readRecentActivity(ctx.db, { ...recent, requestHash: hash, replaySince: now - REPLAY_WINDOW_MS });
     const velocity = computeVelocity(activity, recent);
     const event = buildEvent({
       eventId: newEventId(now),
@@ -123,7 +122,7 @@ export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: Service
       userAgentHeader,
       identification: outcome,
       velocity,
-      replayed,
+      replayed: activity.replayed,
     });
     await insertEvent(ctx.db, event, { workspaceId: key.workspace_id, environmentId, requestHash: hash });
 

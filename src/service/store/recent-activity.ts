@@ -1,11 +1,15 @@
 /**
  * What the stored events say about a new event's visitor, IP and linked_id over the last 24
- * hours: the visitor's and the linked_id's newest events, and how many events came from the
- * IP in each velocity window. Velocity counters and the replay check both come from it, read
- * in one prepared statement (one round trip on PostgreSQL): three range scans over the
- * (workspace, visitor | linked_id | ip, timestamp) indexes. Each scan reads at most
- * RECENT_SCAN_LIMIT of the newest events, so a hot visitor, IP or linked_id cannot make every
- * request slower: counts saturate there.
+ * hours: the counts its velocity counters come from (velocity.ts) and whether the visitor
+ * already sent this very request (the replay check). One prepared statement (one round trip
+ * on PostgreSQL) of three range scans over the (workspace, visitor | linked_id | ip,
+ * timestamp) indexes. The database groups each scan by the values counted distinctly and
+ * counts each group's events per window, so a busy visitor's hundreds of events come back as
+ * the few rows of its distinct IPs and linked_ids. On SQLite the visitor index also holds
+ * those columns (migration 005): that scan never reads the table.
+ *
+ * Each scan reads at most RECENT_SCAN_LIMIT of the newest events, so a hot visitor, IP or
+ * linked_id cannot make every request slower: counts saturate there.
  */
 import { type Kysely, sql } from 'kysely';
 import type { Window3 } from '../../events/v4-event.js';
@@ -15,91 +19,105 @@ import type { Database } from './schema.js';
 export const RECENT_WINDOWS_MS = { '5_minutes': 5 * 60_000, '1_hour': 60 * 60_000, '24_hours': 24 * 60 * 60_000 } as const;
 export type WindowName = keyof typeof RECENT_WINDOWS_MS;
 export const RECENT_SCAN_LIMIT = 1000;
-
-export interface RecentEvent {
-  timestamp: number;
-  ip: string | null;
-  linkedId: string | null;
-  visitorId: string;
-  requestHash: string | null;
-}
+const WINDOWS = Object.keys(RECENT_WINDOWS_MS) as WindowName[];
 
 export interface RecentActivity {
-  now: number;
-  /** The visitor's newest events of the last 24 hours (at most RECENT_SCAN_LIMIT, any order). */
-  visitorEvents: RecentEvent[];
-  /** The newest events with the same linked_id, any visitor (none without a linked_id). */
-  linkedIdEvents: RecentEvent[];
+  /** The visitor's newest events of the last 24 hours (at most RECENT_SCAN_LIMIT), per window. */
+  visitorEvents: Window3;
+  /** Distinct IPs among them, the new event's own IP left out. */
+  visitorOtherIps: Window3;
+  /** Distinct linked_ids among them, the new event's own linked_id left out. */
+  visitorOtherLinkedIds: Window3;
+  /** Among the newest events with the new event's linked_id (any visitor): distinct IPs but its own. */
+  linkedIdOtherIps: Window3;
+  /** The same events' distinct visitor IDs, the new event's visitor left out. */
+  linkedIdOtherVisitors: Window3;
   /** Stored events from the same IP per window (0 without an IP). */
   ipEvents: Window3;
+  /** One of the visitor's events since `replaySince` had the new event's request hash. */
+  replayed: boolean;
 }
 
 interface Row {
-  ip_5_minutes: number | string | null;
-  ip_1_hour: number | string | null;
-  ip_24_hours: number | string | null;
-  source: 'visitor' | 'linked_id' | null;
-  timestamp: number | string | null;
-  ip_address: string | null;
-  linked_id: string | null;
-  visitor_id: string | null;
-  request_hash: string | null;
+  /** Which scan the row comes from. */
+  source: 'visitor' | 'linked_id' | 'ip';
+  /** visitor: (IP, linked_id) of the group; linked_id: (IP, visitor ID); ip: nulls. */
+  a: string | null;
+  b: string | null;
+  /** The group's events per window. */
+  n_5_minutes: number | string;
+  n_1_hour: number | string;
+  n_24_hours: number | string;
+  replays: number | string;
 }
 
 const recentActivityQuery = prepareQuery((_db: Kysely<Database>, p) => {
   // A literal limit lets the planner stop each index scan early.
   const limit = sql.lit(RECENT_SCAN_LIMIT);
-  const newest = (column: 'visitor_id' | 'linked_id', value: unknown) =>
-    sql`select timestamp, ip_address, linked_id, visitor_id, request_hash from events
-      where workspace_id = ${p('workspaceId')} and ${sql.ref(column)} = ${value} and timestamp >= ${p('since')}
+  // Every scan starts 24 hours back, so the widest window is count(*).
+  const perWindow = sql`count(case when timestamp >= ${p('since5Minutes')} then 1 end) as n_5_minutes,
+    count(case when timestamp >= ${p('since1Hour')} then 1 end) as n_1_hour, count(*) as n_24_hours`;
+  const newest = (column: 'visitor_id' | 'linked_id' | 'ip_address', value: string, columns: string) =>
+    sql`select ${sql.raw(columns)} from events
+      where workspace_id = ${p('workspaceId')} and ${sql.ref(column)} = ${p(value)} and timestamp >= ${p('since')}
       order by timestamp desc limit ${limit}`;
-  // The IP part aggregates to exactly one row; the right join keeps it when no event matches.
-  return sql<Row>`select ip.ip_5_minutes, ip.ip_1_hour, ip.ip_24_hours,
-      r.source, r.timestamp, r.ip_address, r.linked_id, r.visitor_id, r.request_hash
-    from (
-      select 'visitor' as source, v.* from (${newest('visitor_id', p('visitorId'))}) as v
-      union all
-      select 'linked_id' as source, l.* from (${newest('linked_id', p('linkedId'))}) as l
-    ) as r
-    right join (
-      select sum(case when timestamp >= ${p('since5Minutes')} then 1 else 0 end) as ip_5_minutes,
-        sum(case when timestamp >= ${p('since1Hour')} then 1 else 0 end) as ip_1_hour,
-        count(*) as ip_24_hours
-      from (select timestamp from events
-        where workspace_id = ${p('workspaceId')} and ip_address = ${p('ip')} and timestamp >= ${p('since')}
-        order by timestamp desc limit ${limit}) as ip_recent
-    ) as ip on 1 = 1`;
+  return sql<Row>`select 'visitor' as source, ip_address as a, linked_id as b, ${perWindow},
+      count(case when request_hash = ${p('requestHash')} and timestamp >= ${p('replaySince')} then 1 end) as replays
+    from (${newest('visitor_id', 'visitorId', 'timestamp, ip_address, linked_id, request_hash')}) as visitor_recent
+    group by ip_address, linked_id
+    union all
+    select 'linked_id', ip_address, visitor_id, ${perWindow}, 0
+    from (${newest('linked_id', 'linkedId', 'timestamp, ip_address, visitor_id')}) as linked_recent
+    group by ip_address, visitor_id
+    union all
+    select 'ip', null, null, ${perWindow}, 0
+    from (${newest('ip_address', 'ip', 'timestamp')}) as ip_recent`;
 });
+
+/** Per window, the distinct non-null values of the groups that have events in it, `own` left out. */
+function distinctPerWindow(rows: Row[], value: (row: Row) => string | null, own: string | undefined): Window3 {
+  const counts = { '5_minutes': 0, '1_hour': 0, '24_hours': 0 };
+  for (const w of WINDOWS) {
+    const seen = new Set<string>();
+    for (const row of rows) {
+      const v = value(row);
+      if (v !== null && v !== own && Number(row[`n_${w}`]) > 0) seen.add(v);
+    }
+    counts[w] = seen.size;
+  }
+  return counts;
+}
+
+function sumPerWindow(rows: Row[]): Window3 {
+  const sum = (w: WindowName) => rows.reduce((total, row) => total + Number(row[`n_${w}`]), 0);
+  return { '5_minutes': sum('5_minutes'), '1_hour': sum('1_hour'), '24_hours': sum('24_hours') };
+}
 
 export async function readRecentActivity(
   db: Kysely<Database>,
-  e: { workspaceId: string; visitorId: string; ip?: string; linkedId?: string; now: number },
+  e: { workspaceId: string; visitorId: string; ip?: string; linkedId?: string; requestHash?: string; replaySince: number; now: number },
 ): Promise<RecentActivity> {
   const rows = await recentActivityQuery(db, {
     workspaceId: e.workspaceId,
     visitorId: e.visitorId,
-    // NULL matches nothing: no IP or no linked_id reads no events.
+    // NULL matches nothing: no IP, linked_id or request hash reads (or finds) no events.
     ip: e.ip ?? null,
     linkedId: e.linkedId ?? null,
+    requestHash: e.requestHash ?? null,
+    replaySince: e.replaySince,
     since: e.now - RECENT_WINDOWS_MS['24_hours'],
     since5Minutes: e.now - RECENT_WINDOWS_MS['5_minutes'],
     since1Hour: e.now - RECENT_WINDOWS_MS['1_hour'],
   });
-  const activity: RecentActivity = { now: e.now, visitorEvents: [], linkedIdEvents: [], ipEvents: { '5_minutes': 0, '1_hour': 0, '24_hours': 0 } };
-  const first = rows[0];
-  if (first) {
-    activity.ipEvents = { '5_minutes': Number(first.ip_5_minutes ?? 0), '1_hour': Number(first.ip_1_hour ?? 0), '24_hours': Number(first.ip_24_hours ?? 0) };
-  }
-  for (const row of rows) {
-    if (row.source === null) continue;
-    const event: RecentEvent = {
-      timestamp: Number(row.timestamp),
-      ip: row.ip_address,
-      linkedId: row.linked_id,
-      visitorId: row.visitor_id ?? '',
-      requestHash: row.request_hash,
-    };
-    (row.source === 'visitor' ? activity.visitorEvents : activity.linkedIdEvents).push(event);
-  }
-  return activity;
+  const visitor = rows.filter((r) => r.source === 'visitor');
+  const linked = rows.filter((r) => r.source === 'linked_id');
+  return {
+    visitorEvents: sumPerWindow(visitor),
+    visitorOtherIps: distinctPerWindow(visitor, (r) => r.a, e.ip),
+    visitorOtherLinkedIds: distinctPerWindow(visitor, (r) => r.b, e.linkedId),
+    linkedIdOtherIps: distinctPerWindow(linked, (r) => r.a, e.ip),
+    linkedIdOtherVisitors: distinctPerWindow(linked, (r) => r.b, e.visitorId),
+    ipEvents: sumPerWindow(rows.filter((r) => r.source === 'ip')),
+    replayed: visitor.some((r) => Number(r.replays) > 0),
+  };
 }

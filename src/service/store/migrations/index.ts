@@ -7,12 +7,14 @@ import * as core from './001-core.js';
 import * as identification from './002-identification.js';
 import * as serverApi from './003-server-api.js';
 import * as eventIndexes from './004-event-indexes.js';
+import * as coveringVisitorIndex from './005-covering-visitor-index.js';
 
 export const migrations: Record<string, Migration> = {
   '001-core': core,
   '002-identification': identification,
   '003-server-api': serverApi,
   '004-event-indexes': eventIndexes,
+  '005-covering-visitor-index': coveringVisitorIndex,
 };
 
 export const migrationProvider: MigrationProvider = {
