@@ -78,10 +78,11 @@ export function createIdentifier(opts: { db: Kysely<Database>; engine: 'sqlite' 
   const db = opts.db as unknown as IdentificationDb;
   const tokens = createVisitorTokenCodec(opts.tokenSecret);
 
-  /** Records the visit on an existing visitor and issues its token for `jar`. */
+  /** Records the visit (with its `keys`, visitKeys()) on an existing visitor and issues its token for `jar`. */
   async function linkExisting(
     input: IdentifyInput,
     visit: VisitContext,
+    keys: string[],
     visitor: StoredVisitor,
     link: { withToken: boolean; jar: string; jars: JarRecord[]; twins: number; confidence: Confidence; path: IdentifyOutcome['path'] },
   ): Promise<IdentifyOutcome> {
@@ -90,7 +91,7 @@ export function createIdentifier(opts: { db: Kysely<Database>; engine: 'sqlite' 
       jars: link.jars,
       ...(link.twins > 0 ? { twins: link.twins } : {}),
     };
-    await recordVisit(db, { workspaceId: input.workspaceId, visitor, now: input.now, profile, keys: visitKeys(visit), withToken: link.withToken });
+    await recordVisit(db, { workspaceId: input.workspaceId, visitor, now: input.now, profile, keys, withToken: link.withToken });
     return {
       visitorId: visitor.visitorId,
       visitorFound: true,
@@ -145,7 +146,7 @@ export function createIdentifier(opts: { db: Kysely<Database>; engine: 'sqlite' 
           }
           const twins = (visitor.profile.twins ?? 0) + (seen.conflict ? 1 : 0);
           const confidence = inherit(judgeTokenVisit(visit, visitor), visitor);
-          return linkExisting(input, visit, visitor, { withToken: true, jar, jars: seen.jars, twins, confidence, path: 'token' });
+          return linkExisting(input, visit, keys, visitor, { withToken: true, jar, jars: seen.jars, twins, confidence, path: 'token' });
         }
       }
 
@@ -156,7 +157,7 @@ export function createIdentifier(opts: { db: Kysely<Database>; engine: 'sqlite' 
         const visitor = candidates.find((c) => c.visitorId === decision.visitorId)!;
         const jar = newJarId();
         const jars = addJar(visitor.profile.jars ?? [], jar, input.now, features.privateMode);
-        return linkExisting(input, visit, visitor, {
+        return linkExisting(input, visit, keys, visitor, {
           withToken: false, jar, jars, twins: visitor.profile.twins ?? 0, confidence: inherit(decision.confidence, visitor), path: decision.path,
         });
       }
