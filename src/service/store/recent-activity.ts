@@ -19,7 +19,11 @@ import type { Database } from './schema.js';
 export const RECENT_WINDOWS_MS = { '5_minutes': 5 * 60_000, '1_hour': 60 * 60_000, '24_hours': 24 * 60 * 60_000 } as const;
 export type WindowName = keyof typeof RECENT_WINDOWS_MS;
 export const RECENT_SCAN_LIMIT = 1000;
-const WINDOWS = Object.keys(RECENT_WINDOWS_MS) as WindowName[];
+
+/** The three velocity windows, each from `read`. */
+export function perWindow(read: (w: WindowName) => number): Window3 {
+  return { '5_minutes': read('5_minutes'), '1_hour': read('1_hour'), '24_hours': read('24_hours') };
+}
 
 export interface RecentActivity {
   /** The visitor's newest events of the last 24 hours (at most RECENT_SCAN_LIMIT), per window. */
@@ -55,42 +59,39 @@ const recentActivityQuery = prepareQuery((_db: Kysely<Database>, p) => {
   // A literal limit lets the planner stop each index scan early.
   const limit = sql.lit(RECENT_SCAN_LIMIT);
   // Every scan starts 24 hours back, so the widest window is count(*).
-  const perWindow = sql`count(case when timestamp >= ${p('since5Minutes')} then 1 end) as n_5_minutes,
+  const countsPerWindow = sql`count(case when timestamp >= ${p('since5Minutes')} then 1 end) as n_5_minutes,
     count(case when timestamp >= ${p('since1Hour')} then 1 end) as n_1_hour, count(*) as n_24_hours`;
   const newest = (column: 'visitor_id' | 'linked_id' | 'ip_address', value: string, columns: string) =>
     sql`select ${sql.raw(columns)} from events
       where workspace_id = ${p('workspaceId')} and ${sql.ref(column)} = ${p(value)} and timestamp >= ${p('since')}
       order by timestamp desc limit ${limit}`;
-  return sql<Row>`select 'visitor' as source, ip_address as a, linked_id as b, ${perWindow},
+  return sql<Row>`select 'visitor' as source, ip_address as a, linked_id as b, ${countsPerWindow},
       count(case when request_hash = ${p('requestHash')} and timestamp >= ${p('replaySince')} then 1 end) as replays
     from (${newest('visitor_id', 'visitorId', 'timestamp, ip_address, linked_id, request_hash')}) as visitor_recent
     group by ip_address, linked_id
     union all
-    select 'linked_id', ip_address, visitor_id, ${perWindow}, 0
+    select 'linked_id', ip_address, visitor_id, ${countsPerWindow}, 0
     from (${newest('linked_id', 'linkedId', 'timestamp, ip_address, visitor_id')}) as linked_recent
     group by ip_address, visitor_id
     union all
-    select 'ip', null, null, ${perWindow}, 0
+    select 'ip', null, null, ${countsPerWindow}, 0
     from (${newest('ip_address', 'ip', 'timestamp')}) as ip_recent`;
 });
 
 /** Per window, the distinct non-null values of the groups that have events in it, `own` left out. */
 function distinctPerWindow(rows: Row[], value: (row: Row) => string | null, own: string | undefined): Window3 {
-  const counts = { '5_minutes': 0, '1_hour': 0, '24_hours': 0 };
-  for (const w of WINDOWS) {
+  return perWindow((w) => {
     const seen = new Set<string>();
     for (const row of rows) {
       const v = value(row);
       if (v !== null && v !== own && Number(row[`n_${w}`]) > 0) seen.add(v);
     }
-    counts[w] = seen.size;
-  }
-  return counts;
+    return seen.size;
+  });
 }
 
 function sumPerWindow(rows: Row[]): Window3 {
-  const sum = (w: WindowName) => rows.reduce((total, row) => total + Number(row[`n_${w}`]), 0);
-  return { '5_minutes': sum('5_minutes'), '1_hour': sum('1_hour'), '24_hours': sum('24_hours') };
+  return perWindow((w) => rows.reduce((total, row) => total + Number(row[`n_${w}`]), 0));
 }
 
 export async function readRecentActivity(

@@ -5,11 +5,7 @@
  * top. Pure.
  */
 import type { Velocity, Window3 } from '../../events/v4-event.js';
-import type { RecentActivity, WindowName } from './recent-activity.js';
-
-function windows(read: (w: WindowName) => number): Window3 {
-  return { '5_minutes': read('5_minutes'), '1_hour': read('1_hour'), '24_hours': read('24_hours') };
-}
+import { perWindow, type RecentActivity, type WindowName } from './recent-activity.js';
 
 export function computeVelocity(activity: RecentActivity, e: { ip?: string; linkedId?: string }): Velocity {
   const self = (present: string | undefined) => (present ? 1 : 0);
@@ -17,13 +13,13 @@ export function computeVelocity(activity: RecentActivity, e: { ip?: string; link
   const others = (counts: Window3, w: WindowName, own: string | undefined) => (own === undefined ? 0 : counts[w]);
   const { ip, linkedId } = e;
   return {
-    distinct_ip: windows((w) => others(activity.visitorOtherIps, w, ip) + self(ip)),
-    distinct_linked_id: windows((w) => others(activity.visitorOtherLinkedIds, w, linkedId) + self(linkedId)),
+    distinct_ip: perWindow((w) => others(activity.visitorOtherIps, w, ip) + self(ip)),
+    distinct_linked_id: perWindow((w) => others(activity.visitorOtherLinkedIds, w, linkedId) + self(linkedId)),
     // No IP geolocation database ships with Tessera, so countries cannot be told apart.
-    distinct_country: windows(() => 0),
-    events: windows((w) => activity.visitorEvents[w] + 1),
-    ip_events: windows((w) => (ip ? activity.ipEvents[w] + 1 : 0)),
-    distinct_ip_by_linked_id: windows((w) => (linkedId ? others(activity.linkedIdOtherIps, w, ip) + self(ip) : 0)),
-    distinct_visitor_id_by_linked_id: windows((w) => (linkedId ? activity.linkedIdOtherVisitors[w] + 1 : 0)),
+    distinct_country: perWindow(() => 0),
+    events: perWindow((w) => activity.visitorEvents[w] + 1),
+    ip_events: perWindow((w) => (ip ? activity.ipEvents[w] + 1 : 0)),
+    distinct_ip_by_linked_id: perWindow((w) => (linkedId ? others(activity.linkedIdOtherIps, w, ip) + self(ip) : 0)),
+    distinct_visitor_id_by_linked_id: perWindow((w) => (linkedId ? activity.linkedIdOtherVisitors[w] + 1 : 0)),
   };
 }
