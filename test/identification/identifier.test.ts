@@ -141,6 +141,25 @@ describe.each(ENGINES)('createIdentifier on %s', (engine) => {
     expect((await identifier.identify(visit({ signals, ip: '198.18.20.5', token: alice3.token }))).visitorId).toBe(alice.visitorId);
   });
 
+  it('answers for an ID created among look-alikes more surely the more visits it lasts', async () => {
+    const signals = { ...macSafari(), fonts: ['Look-alike Test Font'] };
+    const original = await identifier.identify(visit({ signals, ip: '198.18.30.5' }));
+    // The same signals elsewhere, without a token: a new visitor, but possibly the same browser.
+    const twin = await identifier.identify(visit({ signals, ip: '198.19.77.130' }));
+    expect(twin.visitorId).not.toBe(original.visitorId);
+    expect(twin.confidence.comment).toMatch(/look-alike/);
+    const soon = await identifier.identify(visit({ signals, ip: '198.19.77.130', token: twin.token }));
+    let later = soon;
+    for (let i = 0; i < 10; i++) {
+      now += 3 * DAY;
+      later = await identifier.identify(visit({ signals, ip: '198.19.77.130', token: later.token }));
+      expect(later.visitorId).toBe(twin.visitorId);
+    }
+    expect(soon.visitorId).toBe(twin.visitorId);
+    expect(soon.confidence.score).toBeLessThan(0.9);
+    expect(later.confidence.score).toBeGreaterThan(soon.confidence.score);
+  });
+
   it('stays correct over months of visits', async () => {
     const signals = { ...macSafari(), fonts: ['Long Term Font'] };
     const first = await identifier.identify(visit({ signals }));

@@ -17,6 +17,7 @@ import {
   type IdentificationDb,
   type StoredVisitor,
 } from './identity-store.js';
+import { idOriginProbability } from './id-origin.js';
 import { addJar, observeJarUse, type JarRecord } from './jars.js';
 import { CONFIDENCE_VERSION, confidenceOf, decideWithoutToken, judgeTokenVisit, MATCH_CONFIDENCE, type MatchPath, type VisitContext } from './matcher.js';
 import { networkPrefix } from './network.js';
@@ -60,13 +61,15 @@ function visitKeys(visit: VisitContext): string[] {
 }
 
 /**
- * An answer is only as sure as the visitor ID's own creation was (profile.birth): an ID
- * created while look-alikes existed may stand for a known browser that lost its storage.
+ * An answer is only as sure as the visitor ID is its browser's own: an ID created while
+ * look-alikes existed may stand for a known browser that lost its storage (id-origin.ts); an
+ * ID created for other reasons keeps the confidence of its creation (profile.birth).
  */
 function inherit(confidence: Confidence, visitor: StoredVisitor): Confidence {
-  const birth = visitor.profile.birth ?? 1;
-  if (birth >= 1) return confidence;
-  return { ...confidence, score: Math.round(confidence.score * birth * 1000) / 1000 };
+  const { birth, contested } = visitor.profile;
+  if (birth === undefined || (!contested && birth >= 1)) return confidence;
+  const origin = contested ? idOriginProbability(birth, visitor.visitCount, false) : birth;
+  return { ...confidence, score: Math.round(confidence.score * origin * 1000) / 1000 };
 }
 
 /** 20 characters [A-Za-z0-9], like the reference's visitor IDs. */
@@ -103,14 +106,17 @@ export function createIdentifier(opts: { db: Kysely<Database>; engine: 'sqlite' 
     };
   }
 
-  async function createVisitor(input: IdentifyInput, visit: VisitContext, keys: string[], confidence: Confidence): Promise<IdentifyOutcome> {
+  /** `birth`: the confidence that the browser was never seen; `contested` when look-alikes existed. */
+  async function createVisitor(input: IdentifyInput, visit: VisitContext, keys: string[], birth: Confidence, contested = false): Promise<IdentifyOutcome> {
     const visitorId = newVisitorId();
     const jar = newJarId();
     const profile = {
       ...updateProfile(emptyProfile(), visit.features, visit.network),
       jars: addJar([], jar, input.now, visit.features.privateMode),
-      birth: confidence.score,
+      birth: birth.score,
+      ...(contested ? { contested: true as const } : {}),
     };
+    const confidence = contested ? confidenceOf(idOriginProbability(birth.score, 0, true), birth.comment) : birth;
     await insertVisitor(db, { workspaceId: input.workspaceId, visitorId, now: input.now, profile, keys });
     return {
       visitorId,
@@ -163,7 +169,7 @@ export function createIdentifier(opts: { db: Kysely<Database>; engine: 'sqlite' 
       }
 
       // 3. A new visitor.
-      return createVisitor(input, visit, keys, decision.confidence);
+      return createVisitor(input, visit, keys, decision.confidence, decision.contested);
     },
   };
 }

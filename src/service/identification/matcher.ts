@@ -104,7 +104,6 @@ export const MATCH_CONFIDENCE = {
   tokenOtherDevice: 0.5,
   newClear: 0.95,
   newAfterRevokedJar: 0.9,
-  newFloor: 0.3,
 };
 
 /** Jaccard similarity of two sorted, de-duplicated lists. */
@@ -185,7 +184,11 @@ export type MatchPath = 'exact' | 'fuzzy' | 'cluster' | 'new';
 
 export type Decision =
   | { kind: 'link'; visitorId: string; path: Exclude<MatchPath, 'new'>; confidence: Confidence }
-  | { kind: 'new'; path: 'new'; confidence: Confidence };
+  /**
+   * `confidence`: that the browser was never seen. `contested` when look-alike visitors existed:
+   * the new ID may then stand for a known browser that lost its storage (id-origin.ts).
+   */
+  | { kind: 'new'; path: 'new'; confidence: Confidence; contested: boolean };
 
 export const confidenceOf = (score: number, comment?: string): Confidence => ({
   score: Math.round(score * 1000) / 1000,
@@ -229,7 +232,7 @@ export function decideWithoutToken(visit: VisitContext, candidates: readonly Can
     .filter((s) => !s.vetoed && s.score >= MATCH.minScore)
     .sort((a, b) => b.score - a.score || byAge(a, b));
   const best = scored[0];
-  if (!best) return { kind: 'new', path: 'new', confidence: confidence(MATCH_CONFIDENCE.newClear) };
+  if (!best) return { kind: 'new', path: 'new', confidence: confidence(MATCH_CONFIDENCE.newClear), contested: false };
 
   const lookalikes = scored.filter((s) => s.score >= best.score - MATCH.tieMargin);
   const sharedNetwork = (crowding.p ?? 0) >= MATCH.sharedNetworkVisitors;
@@ -270,9 +273,8 @@ export function decideWithoutToken(visit: VisitContext, candidates: readonly Can
     return {
       kind: 'new',
       path: 'new',
-      // Floored: on bench/accuracy, visitors created against even long odds were new browsers
-      // about a third of the time (the model undercounts browsers it has not seen yet).
-      confidence: confidence(Math.max(MATCH_CONFIDENCE.newFloor, calibratedNewWeight / calibratedTotal), 'look-alike visitors exist; none is likely enough'),
+      confidence: confidence(calibratedNewWeight / calibratedTotal, 'look-alike visitors exist; none is likely enough'),
+      contested: true,
     };
   }
   const answer = [...group].sort(byAge)[0]!;

@@ -22,9 +22,11 @@ export interface VisitorProfile {
   /**
    * Confidence that the visitor was a browser never seen before when it was created (below 1
    * when look-alikes existed: it may be a known browser that lost its storage). Every later
-   * answer with this ID inherits it.
+   * answer with this ID inherits it (id-origin.ts).
    */
   birth?: number;
+  /** Created while look-alike visitors existed: how sure its answers are also depends on the ID's age. */
+  contested?: true;
 }
 
 const HISTORY = { hard: 2, stable: 3, drift: 4 } as const;
@@ -81,5 +83,6 @@ export function profileFrom(value: unknown): VisitorProfile {
     ...(Array.isArray(p.jars) ? { jars: p.jars } : {}),
     ...(typeof p.twins === 'number' ? { twins: p.twins } : {}),
     ...(typeof p.birth === 'number' ? { birth: p.birth } : {}),
+    ...(p.contested === true ? { contested: true as const } : {}),
   };
 }

@@ -1,0 +1,38 @@
+/**
+ * How likely a visitor ID is its browser's own ID (pure). A visitor created while look-alike
+ * visitors existed may be a browser never seen before, or a known browser that lost its
+ * storage and was not recognised; every answer naming that ID is only as sure as this.
+ *
+ * Two things tell them apart. At creation, the matcher's posterior that the browser is new
+ * (`birth`). Afterwards, how many visits the ID has lasted: a browser that lost its storage
+ * once tends to lose it again (cleared cookies, private windows, capped storage), so IDs
+ * created after a loss see few visits, while a browser's first ID is the one that keeps coming
+ * back. A logistic model combines both. Its weights are fitted by maximum likelihood on the
+ * accuracy benchmark (bench/accuracy, seed `calibration-1`, 20,000 browsers over 90 days), a
+ * seed other than the one the report is judged on.
+ */
+export const ID_ORIGIN_MODEL = {
+  intercept: -1.299,
+  /** Per unit of logit(birth): below 1, the matcher's posterior is too sure either way. */
+  birthLogit: 0.674,
+  /** Per unit of ln(1 + earlier visits of the ID). */
+  visitsLog: 0.862,
+  /** At the creating visit itself (no later visit of a private window or a lost jar yet). */
+  creating: 0.516,
+};
+
+/** Keeps logit(birth) finite. */
+const EDGE = 1e-3;
+
+const logit = (p: number) => Math.log(p / (1 - p));
+const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
+
+/**
+ * P(the ID is its browser's own) for an ID created among look-alikes with posterior `birth`,
+ * after `earlierVisits` visits with it (0 for the answer that creates it, `creating`).
+ */
+export function idOriginProbability(birth: number, earlierVisits: number, creating: boolean): number {
+  const m = ID_ORIGIN_MODEL;
+  const b = Math.min(1 - EDGE, Math.max(EDGE, birth));
+  return sigmoid(m.intercept + m.birthLogit * logit(b) + m.visitsLog * Math.log1p(Math.max(0, earlierVisits)) + (creating ? m.creating : 0));
+}
