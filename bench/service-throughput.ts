@@ -26,6 +26,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import { sql } from 'kysely';
@@ -63,6 +64,10 @@ interface LoadResult {
   non2xx: number;
   errors: number;
   requests: number;
+  /** Garbage-collection pauses of the server process during the load. */
+  gc: { pauses: number; totalMs: number; longestMs: number };
+  /** Event-loop delay during the load (perf_hooks.monitorEventLoopDelay). */
+  loopDelay: { p99Ms: number; maxMs: number };
 }
 
 interface BrowserPayload {
@@ -132,17 +137,33 @@ async function load(url: string, payloads: Payload[]): Promise<LoadResult> {
   const dir = mkdtempSync(join(tmpdir(), 'tessera-bench-'));
   const file = join(dir, 'payloads.json');
   writeFileSync(file, JSON.stringify(payloads));
+  // Where latency tails come from: garbage-collection pauses and how late the event loop ran
+  // its timers (a 10 ms sampling timer; any synchronous stretch shows up as delay).
+  const gcPauses: number[] = [];
+  const gcObserver = new PerformanceObserver((list) => gcPauses.push(...list.getEntries().map((e) => e.duration)));
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   try {
+    gcObserver.observe({ entryTypes: ['gc'] });
+    loopDelay.enable();
     const cpuBefore = process.cpuUsage();
     const result = await runAutocannon(url, file);
     const cpu = process.cpuUsage(cpuBefore);
-    return { ...result, cpuMsPerRequest: (cpu.user + cpu.system) / 1000 / Math.max(1, result.requests) };
+    return {
+      ...result,
+      cpuMsPerRequest: (cpu.user + cpu.system) / 1000 / Math.max(1, result.requests),
+      gc: { pauses: gcPauses.length, totalMs: gcPauses.reduce((a, b) => a + b, 0), longestMs: Math.max(0, ...gcPauses) },
+      loopDelay: { p99Ms: loopDelay.percentile(99) / 1e6, maxMs: loopDelay.max / 1e6 },
+    };
   } finally {
+    gcObserver.disconnect();
+    loopDelay.disable();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-async function runAutocannon(url: string, file: string): Promise<Omit<LoadResult, 'cpuMsPerRequest'>> {
+type AutocannonResult = Omit<LoadResult, 'cpuMsPerRequest' | 'gc' | 'loopDelay'>;
+
+async function runAutocannon(url: string, file: string): Promise<AutocannonResult> {
   const code = `
     const autocannon = require('autocannon');
     const payloads = JSON.parse(require('node:fs').readFileSync(process.argv[1], 'utf8'));
@@ -166,7 +187,7 @@ async function runAutocannon(url: string, file: string): Promise<Omit<LoadResult
     execFile(process.execPath, ['-e', code, file, url, String(CONNECTIONS), String(DURATION_S)], { maxBuffer: 1 << 20 },
       (err, stdout, stderr) => (err ? reject(new Error(`autocannon failed: ${stderr || err.message}`)) : resolve(stdout)));
   });
-  return JSON.parse(output) as Omit<LoadResult, 'cpuMsPerRequest'>;
+  return JSON.parse(output) as AutocannonResult;
 }
 
 async function echoPeer(payloads: Payload[]): Promise<LoadResult> {
@@ -237,9 +258,12 @@ async function runEngine(engine: Engine, buildPayloads: (publicKey: string) => R
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 const rate = (n: number) => Math.round(n).toLocaleString('en');
 const cpu = (n: number) => `${n.toFixed(3)} ms`;
+const pauses = (r: LoadResult) =>
+  `${r.gc.pauses.toLocaleString('en')} GC pauses (${ms(r.gc.totalMs)} in all, longest ${ms(r.gc.longestMs)}), event-loop delay p99 ${ms(r.loopDelay.p99Ms)}, max ${ms(r.loopDelay.maxMs)}`;
 
 async function main(): Promise<void> {
   const rows: string[] = [];
+  const notes: string[] = [];
   const figures: Record<string, unknown> = {};
   let echo: LoadResult | undefined;
   for (const engine of ENGINES) {
@@ -250,12 +274,14 @@ async function main(): Promise<void> {
     console.log(`  ${engine}: ${rate(result.rps)} identifications/s, p50 ${ms(result.p50)}, p99 ${ms(result.p99)}, ` +
       `${cpu(result.cpuMsPerRequest)} CPU per request, ${result.non2xx} non-2xx, ${result.errors} errors; ` +
       `${storedEvents.toLocaleString('en')} events stored after the run`);
+    notes.push(`${engine}: ${pauses(result)}`);
     rows.push(`| Tessera ingestion, ${engine} | ${rate(result.rps)} | ${ms(result.p50)} | ${ms(result.p99)} | ${cpu(result.cpuMsPerRequest)} | ${(share * 100).toFixed(0)}% | ${result.non2xx + result.errors} |`);
     figures[engine] = { ...result, storedEvents, shareOfEcho: share };
   }
   if (echo) {
     rows.push(`| peer: bare Fastify JSON echo | ${rate(echo.rps)} | ${ms(echo.p50)} | ${ms(echo.p99)} | ${cpu(echo.cpuMsPerRequest)} | 100% | ${echo.non2xx + echo.errors} |`);
     figures.echo = echo;
+    notes.push(`echo: ${pauses(echo)}`);
   }
   const markdown = [
     `${EVENTS.toLocaleString('en')} stored events (${VISITORS.toLocaleString('en')} visitors) before the run; ${BROWSERS.toLocaleString('en')} simulated browsers ` +
@@ -265,6 +291,8 @@ async function main(): Promise<void> {
     '| Server | Requests/s | p50 | p99 | Server CPU per request | Share of echo (rate) | Errors |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows,
+    '',
+    `Server process during the load: ${notes.join('; ')}.`,
   ].join('\n');
   console.log(`\n${markdown}\n`);
   writeBenchOutput({ name: 'service-throughput', title: 'Service throughput (ingestion)', markdown, figures });

@@ -8,11 +8,13 @@
  * The two baselines are computed on the very same rendered visits.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { Kysely } from 'kysely';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROTOCOL_VERSION, type IdentifyRequest, type IdentifyResponse } from '../../src/protocol/index.js';
 import { createService } from '../../src/service/index.js';
 import { findApiKeyByToken, setApiKeyRateLimit } from '../../src/service/store/api-keys.js';
+import type { Database } from '../../src/service/store/schema.js';
 import { networkPrefix } from '../../src/service/identification/network.js';
 import { cookieOnlyVisitorId, exactHashVisitorId, oracleVisitorIds, type OracleVisit } from './baselines.js';
 import type { VisitCondition } from './metrics.js';
@@ -29,6 +31,8 @@ export interface SimulationOptions {
   concurrency: number;
   /** Called now and then with (visits done, visits total). */
   onProgress?: (done: number, total: number) => void;
+  /** Reads the service's database after the last visit, before it is removed (fit-id-origin.ts). */
+  inspect?: (db: Kysely<Database>) => Promise<void>;
 }
 
 /** One visit as sent, with what each method answered. */
@@ -154,6 +158,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       chains.set(b, next);
     }
     await Promise.all(chains.values());
+    await options.inspect?.(service.ctx.db);
     // The plan is in time order, so the oracle sees the visits as they happened.
     oracleVisitorIds(oracleInputs).forEach((id, i) => (records[i]!.oracleId = id));
     return { population, records, wallSeconds: (Date.now() - started) / 1000, errors };

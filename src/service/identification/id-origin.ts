@@ -8,17 +8,17 @@
  * once tends to lose it again (cleared cookies, private windows, capped storage), so IDs
  * created after a loss see few visits, while a browser's first ID is the one that keeps coming
  * back. A logistic model combines both. Its weights are fitted by maximum likelihood on the
- * accuracy benchmark (bench/accuracy, seed `calibration-1`, 20,000 browsers over 90 days), a
- * seed other than the one the report is judged on.
+ * accuracy benchmark by bench/accuracy/fit-id-origin.ts (seed `calibration-1`, 20,000 browsers
+ * over 90 days), a seed other than the one the report is judged on.
  */
 export const ID_ORIGIN_MODEL = {
-  intercept: -1.299,
+  intercept: -1.295,
   /** Per unit of logit(birth): below 1, the matcher's posterior is too sure either way. */
-  birthLogit: 0.674,
+  birthLogit: 0.672,
   /** Per unit of ln(1 + earlier visits of the ID). */
-  visitsLog: 0.862,
+  visitsLog: 0.86,
   /** At the creating visit itself (no later visit of a private window or a lost jar yet). */
-  creating: 0.516,
+  creating: 0.514,
 };
 
 /** Keeps logit(birth) finite. */
@@ -28,11 +28,18 @@ const logit = (p: number) => Math.log(p / (1 - p));
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
 
 /**
- * P(the ID is its browser's own) for an ID created among look-alikes with posterior `birth`,
- * after `earlierVisits` visits with it (0 for the answer that creates it, `creating`).
+ * The model's inputs, by weight name: for an ID created among look-alikes with posterior
+ * `birth`, after `earlierVisits` visits with it (0 for the answer that creates it, `creating`).
  */
-export function idOriginProbability(birth: number, earlierVisits: number, creating: boolean): number {
-  const m = ID_ORIGIN_MODEL;
+export function idOriginFeatures(birth: number, earlierVisits: number, creating: boolean): Record<keyof typeof ID_ORIGIN_MODEL, number> {
   const b = Math.min(1 - EDGE, Math.max(EDGE, birth));
-  return sigmoid(m.intercept + m.birthLogit * logit(b) + m.visitsLog * Math.log1p(Math.max(0, earlierVisits)) + (creating ? m.creating : 0));
+  return { intercept: 1, birthLogit: logit(b), visitsLog: Math.log1p(Math.max(0, earlierVisits)), creating: creating ? 1 : 0 };
+}
+
+/** P(the ID is its browser's own), from the same inputs as idOriginFeatures. */
+export function idOriginProbability(birth: number, earlierVisits: number, creating: boolean): number {
+  const features = idOriginFeatures(birth, earlierVisits, creating);
+  let sum = 0;
+  for (const [name, weight] of Object.entries(ID_ORIGIN_MODEL)) sum += weight * features[name as keyof typeof ID_ORIGIN_MODEL];
+  return sigmoid(sum);
 }

@@ -1,0 +1,67 @@
+/**
+ * `npx tsx bench/accuracy/fit-id-origin.ts [-- --seed calibration-1 --browsers 20000 --days 90]`
+ * Fits the weights of the service's ID-origin model (src/service/identification/id-origin.ts)
+ * by maximum likelihood on a simulated population run through the real service: every visit
+ * answered with an ID that was created among look-alikes is one row, its outcome whether the
+ * answer was right (metrics.ts, isCorrect), its inputs the ID's posterior at creation (read
+ * from the service's database after the run) and the visits the ID had before. Prints the
+ * weights to paste into ID_ORIGIN_MODEL. Fit on a seed other than the report's (tessera-1).
+ */
+import { parseArgs } from 'node:util';
+import { ID_ORIGIN_MODEL, idOriginFeatures } from '../../src/service/identification/id-origin.js';
+import { parseProfile } from '../../src/service/identification/profile.js';
+import { fitLogistic } from './logistic.js';
+import { indexStream, isCorrect, type VisitOutcome } from './metrics.js';
+import { runSimulation } from './simulate.js';
+
+const { values } = parseArgs({
+  options: {
+    seed: { type: 'string', default: 'calibration-1' },
+    browsers: { type: 'string', default: '20000' },
+    days: { type: 'string', default: '90' },
+    concurrency: { type: 'string', default: '16' },
+  },
+});
+if (values.seed === 'tessera-1') console.warn('warning: tessera-1 is the seed the accuracy report is judged on; fit on another one');
+
+/** Posterior at creation of every visitor created among look-alikes. */
+const births = new Map<string, number>();
+console.log(`Fitting the ID-origin model: ${values.browsers} browsers, ${values.days} days, seed ${values.seed}`);
+const result = await runSimulation({
+  seed: values.seed as string,
+  browsers: Number(values.browsers),
+  days: Number(values.days),
+  concurrency: Number(values.concurrency),
+  onProgress: (done, total) => process.stderr.write(`  ${done}/${total} visits\r`),
+  inspect: async (db) => {
+    for (const row of await db.selectFrom('visitors').select(['visitor_id', 'profile']).execute()) {
+      const profile = parseProfile(row.profile);
+      if (profile.contested && profile.birth !== undefined) births.set(row.visitor_id, profile.birth);
+    }
+  },
+});
+process.stderr.write('\n');
+
+const outcomes: VisitOutcome[] = result.records
+  .filter((r) => r.serviceId !== null)
+  .map((r) => ({ browser: r.browser, t: r.t, id: r.serviceId, condition: r.condition }));
+const index = indexStream(outcomes);
+const names = Object.keys(ID_ORIGIN_MODEL) as (keyof typeof ID_ORIGIN_MODEL)[];
+const rows: number[][] = [];
+const outcomesOfRows: boolean[] = [];
+const visitsOf = new Map<string, number>();
+// Records are in time order: an ID's earlier visits are the ones before.
+for (const o of outcomes) {
+  const id = o.id as string;
+  const earlier = visitsOf.get(id) ?? 0;
+  visitsOf.set(id, earlier + 1);
+  const birth = births.get(id);
+  if (birth === undefined) continue;
+  const features = idOriginFeatures(birth, earlier, earlier === 0);
+  rows.push(names.map((name) => features[name]));
+  outcomesOfRows.push(isCorrect(o, index));
+}
+const weights = fitLogistic(rows, outcomesOfRows);
+console.log(`${rows.length} answers with an ID created among look-alikes (${births.size} such IDs), ${(100 * outcomesOfRows.filter(Boolean).length / rows.length).toFixed(1)}% right`);
+console.log('ID_ORIGIN_MODEL weights:');
+names.forEach((name, i) => console.log(`  ${name}: ${weights[i]!.toFixed(3)},   (now ${ID_ORIGIN_MODEL[name]})`));
