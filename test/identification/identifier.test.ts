@@ -157,6 +157,7 @@ describe.each(ENGINES)('createIdentifier on %s', (engine) => {
     }
     expect(soon.visitorId).toBe(twin.visitorId);
     expect(soon.confidence.score).toBeLessThan(0.9);
+    expect(soon.confidence.comment).toMatch(/created while look-alike visitors existed/);
     expect(later.confidence.score).toBeGreaterThan(soon.confidence.score);
   });
 

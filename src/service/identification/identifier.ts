@@ -65,11 +65,17 @@ function visitKeys(visit: VisitContext): string[] {
  * look-alikes existed may stand for a known browser that lost its storage (id-origin.ts); an
  * ID created for other reasons keeps the confidence of its creation (profile.birth).
  */
+const ORIGIN_COMMENT_BELOW = 0.9;
+const CONTESTED_ID_COMMENT = 'the visitor ID was created while look-alike visitors existed; it may stand for another browser';
+
 function inherit(confidence: Confidence, visitor: StoredVisitor): Confidence {
   const { birth, contested } = visitor.profile;
   if (birth === undefined || (!contested && birth >= 1)) return confidence;
   const origin = contested ? idOriginProbability(birth, visitor.visitCount, false) : birth;
-  return { ...confidence, score: Math.round(confidence.score * origin * 1000) / 1000 };
+  const score = Math.round(confidence.score * origin * 1000) / 1000;
+  // A guarded answer says why, unless its own path already did.
+  if (origin < ORIGIN_COMMENT_BELOW && confidence.comment === undefined) return { ...confidence, score, comment: CONTESTED_ID_COMMENT };
+  return { ...confidence, score };
 }
 
 /** 20 characters [A-Za-z0-9], like the reference's visitor IDs. */
