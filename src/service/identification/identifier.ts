@@ -60,14 +60,15 @@ function visitKeys(visit: VisitContext): string[] {
   return [...visit.features.blockingKeys, ...networkKeys(visit.features, visit.network)];
 }
 
+/** Below this probability that the ID is its browser's own, an answer says so in its comment. */
+const ORIGIN_COMMENT_BELOW = 0.9;
+const CONTESTED_ID_COMMENT = 'the visitor ID was created while look-alike visitors existed; it may stand for another browser';
+
 /**
  * An answer is only as sure as the visitor ID is its browser's own: an ID created while
  * look-alikes existed may stand for a known browser that lost its storage (id-origin.ts); an
  * ID created for other reasons keeps the confidence of its creation (profile.birth).
  */
-const ORIGIN_COMMENT_BELOW = 0.9;
-const CONTESTED_ID_COMMENT = 'the visitor ID was created while look-alike visitors existed; it may stand for another browser';
-
 function inherit(confidence: Confidence, visitor: StoredVisitor): Confidence {
   const { birth, contested } = visitor.profile;
   if (birth === undefined || (!contested && birth >= 1)) return confidence;
