@@ -8,9 +8,9 @@
  * The two baselines are computed on the very same rendered visits.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { Kysely } from 'kysely';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Kysely } from 'kysely';
 import { PROTOCOL_VERSION, type IdentifyRequest, type IdentifyResponse } from '../../src/protocol/index.js';
 import { createService } from '../../src/service/index.js';
 import { findApiKeyByToken, setApiKeyRateLimit } from '../../src/service/store/api-keys.js';

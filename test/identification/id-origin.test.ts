@@ -25,7 +25,7 @@ describe('idOriginProbability', () => {
     }
   });
 
-  it('at the creating visit, rates the ID above a later visit of the same age', () => {
+  it('at the creating visit, rates the ID above a later answer with no earlier visit', () => {
     expect(idOriginProbability(0.4, 0, true)).toBeGreaterThan(idOriginProbability(0.4, 0, false));
   });
 });

@@ -81,7 +81,7 @@ export const MATCH = {
   tokenShouldBeAliveBits: -2,
   /** Prior of "a browser never seen" against one look-alike candidate, log2. */
   newBits: 6,
-  /** The same prior as fitted to observed outcomes, for the reported confidence, log2. */
+  /** The same prior for the reported posteriors, log2 (a new ID's is then re-weighed by id-origin.ts). */
   calibratedNewBits: -0.5,
   /** A visitor proven to be shared by two browsers (jars.ts), log2. */
   twinnedVisitorBits: -6,

@@ -25,7 +25,7 @@ export interface VisitorProfile {
    * answer with this ID inherits it (id-origin.ts).
    */
   birth?: number;
-  /** Created while look-alike visitors existed: how sure its answers are also depends on the ID's age. */
+  /** Created while look-alike visitors existed: how sure its answers are also depends on the visits the ID lasted (id-origin.ts). */
   contested?: true;
 }
 
