@@ -59,6 +59,11 @@ export interface AccuracyMetrics {
   mergedIdShare: number;
   foreignVisits: number;
   foreignVisitShare: number;
+  /**
+   * How the merged IDs were merged: per condition, the merged IDs whose first visit from a
+   * browser other than their owner came in that condition (from the cohort's browsers).
+   */
+  mergedBy: Partial<Record<VisitCondition, number>>;
   idsPerBrowser: { mean: number; p50: number; p90: number; max: number; singleIdShare: number };
   tracking: { browsers: number; medianDays: number; p90Days: number; meanDays: number; neverLostShare: number; meanObservedDays: number };
   byCondition: Partial<Record<VisitCondition, ConditionFigures>>;
@@ -146,6 +151,8 @@ export function computeMetrics(
   let observedDaysSum = 0;
   const byCondition: Partial<Record<VisitCondition, ConditionFigures>> = {};
   const idsOfCohort = new Set<string>();
+  /** Per ID, its earliest visit from a browser other than its owner. */
+  const firstForeign = new Map<string, VisitOutcome>();
   const edges = options.calibrationEdges ?? DEFAULT_CALIBRATION_EDGES;
   const bins = edges.slice(1).map(() => ({ visits: 0, predicted: 0, wrong: 0, foreign: 0 }));
 
@@ -162,7 +169,11 @@ export function computeMetrics(
       idsOfCohort.add(id);
       const gotOriginal = id === orig;
       const correct = isCorrect(v, index);
-      if (owner.get(id) !== browser) foreignVisits++;
+      if (owner.get(id) !== browser) {
+        foreignVisits++;
+        const earliest = firstForeign.get(id);
+        if (!earliest || v.t < earliest.t) firstForeign.set(id, v);
+      }
       if (i > 0) {
         returningVisits++;
         if (gotOriginal) reidentifiedVisits++;
@@ -204,10 +215,15 @@ export function computeMetrics(
 
   let mergedIds = 0;
   let cohortIds = 0;
+  const mergedBy: Partial<Record<VisitCondition, number>> = {};
   for (const id of idsOfCohort) {
     if (!include(owner.get(id) as number)) continue;
     cohortIds++;
-    if ((browsersOfId.get(id)?.size ?? 0) > 1) mergedIds++;
+    if ((browsersOfId.get(id)?.size ?? 0) > 1) {
+      mergedIds++;
+      const how = firstForeign.get(id)?.condition;
+      if (how) mergedBy[how] = (mergedBy[how] ?? 0) + 1;
+    }
   }
 
   idCounts.sort((a, b) => a - b);
@@ -225,6 +241,7 @@ export function computeMetrics(
     mergedIdShare: ratio(mergedIds, cohortIds),
     foreignVisits,
     foreignVisitShare: ratio(foreignVisits, visitsCounted),
+    mergedBy,
     idsPerBrowser: {
       mean: ratio(idCounts.reduce((a, b) => a + b, 0), idCounts.length),
       p50: quantile(idCounts, 0.5),

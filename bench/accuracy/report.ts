@@ -186,6 +186,13 @@ export function reportMarkdown(r: AccuracyReport): string {
   ];
   for (const [label, f] of metricRows) lines.push(row([label, ...names.map((n) => f(m[n]))]));
   lines.push('');
+  const merges = m.service.mergedBy;
+  if (m.service.mergedIds > 0) {
+    const how = ([['first-visit', "at that browser's first visit"], ['storage-lost', 'after it lost its storage'], ['private', 'in a private window'], ['with-token', 'with a token']] as const)
+      .filter(([c]) => merges[c]).map(([c, label]) => `${merges[c]} ${label}`);
+    lines.push(`How the service's ${m.service.mergedIds} merged IDs were merged (the first visit of another browser each received): ${how.join(', ')}.`);
+    lines.push('');
+  }
   lines.push(`Tracking duration is over the ${m.service.tracking.browsers.toLocaleString('en-US')} browsers with at least two visits, observed ${num(m.service.tracking.meanObservedDays)} days on average (first to last visit).`);
   lines.push('');
   lines.push('Re-identification by visit condition (first visits: share that got a new ID of their own):');

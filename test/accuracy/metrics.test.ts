@@ -49,6 +49,20 @@ describe('accuracy metrics', () => {
     // ...but its first visit did not get an ID of its own: 2 of 3 first visits are correct.
     expect(m.byCondition['first-visit']?.visits).toBe(3);
     expect(m.byCondition['first-visit']?.rate).toBeCloseTo(2 / 3);
+    // The merge happened at browser 1's first visit.
+    expect(m.mergedBy).toEqual({ 'first-visit': 1 });
+  });
+
+  it('says how each merged ID was merged: the condition of its earliest visit from another browser', () => {
+    const m = computeMetrics([
+      visit(0, 0, 'a', { condition: 'first-visit' }),
+      visit(1, 1, 'b', { condition: 'first-visit' }),
+      visit(1, 4, 'a', { condition: 'storage-lost' }),
+      visit(2, 5, 'b', { condition: 'first-visit' }),
+      visit(2, 6, 'a', { condition: 'private' }),
+    ]);
+    expect(m.mergedIds).toBe(2);
+    expect(m.mergedBy).toEqual({ 'storage-lost': 1, 'first-visit': 1 });
   });
 
   it('excludes failed requests from everything but the failure count', () => {
