@@ -1,12 +1,15 @@
 /**
- * `npm run bench:accuracy [-- --browsers N --days D --seed S --concurrency C --quick]`
+ * `npm run bench:accuracy [-- --browsers N --days D --seed S --concurrency C --quick --match name=value]`
  * Simulates the population, runs it through the real service, prints the report and writes
  * bench/.out/accuracy.json. Default: 20,000 browsers over 90 simulated days; --quick: 2,000
- * browsers over 30 days.
+ * browsers over 30 days. --match (repeatable) changes a matcher tunable for the run
+ * (match-overrides.ts); the report names it.
  */
 import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
+import { MATCH } from '../../src/service/identification/matcher.js';
 import { writeBenchOutput } from '../bench-output.js';
+import { applyMatchOverrides } from './match-overrides.js';
 import { buildReport, reportMarkdown } from './report.js';
 import { runSimulation } from './simulate.js';
 
@@ -17,8 +20,10 @@ const { values } = parseArgs({
     seed: { type: 'string', default: 'tessera-1' },
     concurrency: { type: 'string', default: '16' },
     quick: { type: 'boolean', default: false },
+    match: { type: 'string', multiple: true, default: [] },
   },
 });
+const overrides = applyMatchOverrides(MATCH, values.match as string[]);
 
 const browsers = Number(values.browsers ?? (values.quick ? 2000 : 20000));
 const days = Number(values.days ?? (values.quick ? 30 : 90));
@@ -35,7 +40,7 @@ function codeVersion(): string {
   if (!commit) return 'unknown';
   return git(['status', '--porcelain', '--untracked-files=no', 'src']) ? `commit ${commit} with uncommitted changes in src/` : `commit ${commit}`;
 }
-const code = codeVersion();
+const code = codeVersion() + (overrides.length ? ` with MATCH ${overrides.join(', ')}` : '');
 
 console.log(`Accuracy benchmark: ${browsers} browsers, ${days} days, seed ${seed}, concurrency ${concurrency}, ${code}`);
 const result = await runSimulation({
