@@ -97,8 +97,9 @@ export function compile(source: string, options: CompileOptions = {}): CompiledE
       regexes.set(n.right, compileRegex(n.right.value, n.right.pos));
     }
     // Operations on literals only are evaluated now: `1 + ''` or `7 % 0` is rejected when the rule is saved.
-    if ((n.kind === 'binary' && isLiteral(n.left) && isLiteral(n.right)) || (n.kind === 'unary' && isLiteral(n.operand))) {
-      run({ ...program, root: n }, Object.create(null) as MapValue, { maxSteps: 1000, maxMemory: 1000, timeoutMs: 10 });
+    // (Ranges are left to run time: a large literal range is valid, only costly.)
+    if ((n.kind === 'binary' && n.op !== '..' && isLiteral(n.left) && isLiteral(n.right)) || (n.kind === 'unary' && isLiteral(n.operand))) {
+      run({ ...program, root: n }, Object.create(null) as MapValue, DEFAULT_LIMITS);
     }
     if (known && !staticallyChecked.has(n)) checkNames(n, known, letNames, staticallyChecked);
   }
