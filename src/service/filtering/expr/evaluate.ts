@@ -296,7 +296,7 @@ class Evaluation {
       case 'matches':
         if (left === null || right === null) return false;
         if (typeof left !== 'string' || typeof right !== 'string') throw mismatch(op, left, right, pos);
-        return (this.program.regexes.get(node.right) ?? this.program.compileRegex(right, node.right.pos)).matcher(left).find() !== node.negate;
+        return (this.program.regexes.get(node.right) ?? this.program.compileRegex(right, node.right.pos)).test(left) !== node.negate;
       case 'contains':
       case 'startsWith':
       case 'endsWith': {
