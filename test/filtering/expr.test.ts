@@ -282,6 +282,8 @@ describe('errors and validation', () => {
     expect(validateExpression('http.nope')).toEqual({ line: 1, column: 1, message: 'unknown name http.nope (1:1)' });
     expect(validateExpression('1 +\n  sdk.versio')).toMatchObject({ line: 2, column: 3 });
     expect(validateExpression('')).toMatchObject({ line: 1, column: 1 });
+    expect(validateExpression('"yes"')).toMatchObject({ message: 'a rule expression must return a bool (1:1)' });
+    expect(validateExpression('[true]')).toMatchObject({ line: 1, column: 1 });
   });
 
   it('limits the size and nesting of expressions', () => {

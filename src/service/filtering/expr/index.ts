@@ -180,7 +180,10 @@ export function requestEnvironment(r: RuleRequest): MapValue {
 /** For the Management API: null when the expression is a valid rule, else where and why not. */
 export function validateExpression(expression: string): { line: number; column: number; message: string } | null {
   try {
-    compile(expression, { knownNames: RULE_VARIABLES });
+    const { program } = compile(expression, { knownNames: RULE_VARIABLES });
+    const root = program.root;
+    if (root.kind === 'literal' && typeof root.value !== 'boolean') throw new ExprError('a rule expression must return a bool', root.pos);
+    if (root.kind === 'array' || root.kind === 'map') throw new ExprError('a rule expression must return a bool', root.pos);
     return null;
   } catch (e) {
     if (e instanceof ExprError) return { line: e.line, column: e.column, message: e.message };
