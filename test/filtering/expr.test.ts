@@ -300,8 +300,18 @@ describe('errors and validation', () => {
     expect(failure('repeat("x", 100000000)')).toMatch(/memory budget/);
     expect(failure('map(1..1000, map(1..1000, map(1..1000, #)))')).toMatch(/budget/);
     expect(failure('reduce(1..64, #acc + #acc, "xxxxxxxx")')).toMatch(/memory budget/);
-    expect(failure('count(1..1000, count(1..1000, count(1..100, true) > 0) > 0)')).toMatch(/step budget/);
+    expect(failure('count(1..1000, count(1..1000, count(1..100, true) > 0) > 0)')).toMatch(/(step|time) budget/);
     expect(failure('map(1..100, 1)', {}, { maxSteps: 1e9, maxMemory: 1e6, timeoutMs: 0 })).toBe(undefined);
     expect(failure('count(1..100000, true)', {}, { maxSteps: 1e9, maxMemory: 1e6, timeoutMs: -1 })).toMatch(/time budget/);
+  });
+});
+
+describe('memory budget on strings', () => {
+  it('charges big strings before splitting, indexing or slicing them', () => {
+    const big = { big: 'x'.repeat(3_000_000) };
+    expect(failure('len(split(big, ""))', big)).toMatch(/memory budget/);
+    expect(failure('big[1] + big[2]', big)).toMatch(/memory budget/);
+    expect(failure('len(big[1:]) + len(big[2:])', big)).toMatch(/memory budget/);
+    expect(run('len(big)', big)).toBe(3_000_000n);
   });
 });

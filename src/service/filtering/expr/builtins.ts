@@ -24,7 +24,7 @@ export type Predicate = (element: Value, index: number, acc?: Value) => Value;
 export type Arg = Value | Predicate;
 
 export interface CallContext {
-  /** Charges the memory budget (array elements; strings count one unit per 16 characters). */
+  /** Charges the memory budget (array elements; strings count one unit per 4 characters). */
   charge(units: number): void;
   /** Charges the step budget for work done inside a builtin (sorting, uniq). */
   tick(units: number): void;
@@ -53,6 +53,12 @@ function bool(v: Value, ctx: CallContext): boolean {
   return typeof v === 'boolean' ? v : ctx.fail(`predicate should return a boolean, got ${typeName(v)}`);
 }
 
+/** A new array holding `values`, charged to the memory budget. */
+function copy<T>(values: T[], ctx: CallContext): T[] {
+  ctx.charge(values.length);
+  return [...values];
+}
+
 const newMap = (): MapValue => Object.create(null) as MapValue;
 
 export function keyOf(v: Value, ctx: CallContext): string {
@@ -73,6 +79,7 @@ function cutset(s: string, chars: string, left: boolean, right: boolean): string
 
 function splitN(s: string, sep: string, n: number, after: boolean, ctx: CallContext): string[] {
   if (n === 0) return [];
+  ctx.charge(sep === '' ? s.length : s.length / 4);
   let parts: string[];
   if (sep === '') parts = [...s];
   else {
@@ -213,7 +220,7 @@ export const BUILTINS: Record<string, Builtin> = {
     max: 3,
     fn: ([s, a, b], ctx) => {
       const out = str(s!, ctx).split(str(a!, ctx)).join(str(b!, ctx));
-      ctx.charge(out.length / 16);
+      ctx.charge(out.length / 4);
       return out;
     },
   },
@@ -223,7 +230,7 @@ export const BUILTINS: Record<string, Builtin> = {
     fn: ([s, n], ctx) => {
       const count = int(n!, ctx);
       if (count < 0n) ctx.fail('negative repeat count');
-      ctx.charge((str(s!, ctx).length * Number(count)) / 16);
+      ctx.charge((str(s!, ctx).length * Number(count)) / 4);
       return (s as string).repeat(Number(count));
     },
   },
@@ -302,10 +309,10 @@ export const BUILTINS: Record<string, Builtin> = {
     max: 2,
     fn: ([a, n], ctx) => {
       const count = int(n!, ctx);
-      return arr(a!, ctx).slice(0, count < 0n ? 0 : Number(count > 1_000_000_000n ? 1_000_000_000n : count));
+      return copy(arr(a!, ctx).slice(0, count < 0n ? 0 : Number(count > 1_000_000_000n ? 1_000_000_000n : count)), ctx);
     },
   },
-  reverse: { min: 1, max: 1, fn: ([a], ctx) => [...arr(a!, ctx)].reverse() },
+  reverse: { min: 1, max: 1, fn: ([a], ctx) => copy(arr(a!, ctx), ctx).reverse() },
   uniq: {
     min: 1,
     max: 1,
@@ -365,9 +372,9 @@ export const BUILTINS: Record<string, Builtin> = {
   },
 
   // maps
-  keys: { min: 1, max: 1, fn: ([m], ctx) => Object.keys(map(m!, ctx)) },
-  values: { min: 1, max: 1, fn: ([m], ctx) => Object.values(map(m!, ctx)) },
-  toPairs: { min: 1, max: 1, fn: ([m], ctx) => Object.entries(map(m!, ctx)).map(([k, v]) => [k, v]) },
+  keys: { min: 1, max: 1, fn: ([m], ctx) => copy(Object.keys(map(m!, ctx)), ctx) },
+  values: { min: 1, max: 1, fn: ([m], ctx) => copy(Object.values(map(m!, ctx)), ctx) },
+  toPairs: { min: 1, max: 1, fn: ([m], ctx) => copy(Object.entries(map(m!, ctx)), ctx).map(([k, v]) => [k, v]) },
   fromPairs: {
     min: 1,
     max: 1,
@@ -447,7 +454,7 @@ export const BUILTINS: Record<string, Builtin> = {
     max: 1,
     fn: ([s], ctx) => {
       const text = str(s!, ctx);
-      ctx.charge(text.length / 16);
+      ctx.charge(text.length / 4);
       try {
         return jsonValue(JSON.parse(text));
       } catch {

@@ -11,7 +11,7 @@ import { compare, Duration, equal, isInt, isMap, isNumber, Network, Time, toFloa
 export interface Limits {
   /** Node visits plus builtin work units. */
   maxSteps: number;
-  /** Array elements built, plus string characters / 16. */
+  /** Array elements built, plus string characters / 4. */
   maxMemory: number;
   /** Wall-clock bound of one evaluation. */
   timeoutMs: number;
@@ -209,6 +209,7 @@ class Evaluation {
       return object[Number(i)]!;
     }
     if (typeof object === 'string') {
+      this.charge(object.length / 4, node.pos);
       if (!isInt(key)) throw new ExprError(`string index must be an int, got ${typeName(key)}`, node.property.pos);
       const chars = [...object];
       const i = key < 0n ? key + BigInt(chars.length) : key;
@@ -225,6 +226,7 @@ class Evaluation {
   private slice(node: NodeOf<'slice'>, scope: Scope | null): Result {
     const object = this.eval(node.object, scope);
     if (object === SHORT) return SHORT;
+    if (typeof object === 'string') this.charge(object.length / 4, node.pos);
     const items: readonly (Value | string)[] | undefined = Array.isArray(object) ? object : typeof object === 'string' ? [...object] : undefined;
     if (!items) throw new ExprError(`cannot slice ${typeName(object)}`, node.pos);
     const bound = (n: Node | null, dflt: number): number => {
@@ -317,7 +319,7 @@ class Evaluation {
       }
     }
     if (op === '+' && typeof left === 'string' && typeof right === 'string') {
-      this.charge((left.length + right.length) / 16, pos);
+      this.charge((left.length + right.length) / 4, pos);
       return left + right;
     }
     return arithmetic(op, left, right, pos);
