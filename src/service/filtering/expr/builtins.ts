@@ -41,7 +41,7 @@ interface Builtin {
 }
 
 const str = (v: Arg, ctx: CallContext, what = 'argument'): string => (typeof v === 'string' ? v : ctx.fail(`${what} must be a string, got ${argType(v)}`));
-const arr = (v: Arg, ctx: CallContext): Value[] => (Array.isArray(v) ? (v as Value[]) : ctx.fail(`argument must be an array, got ${argType(v)}`));
+const arr = (v: Arg, ctx: CallContext): Value[] => (Array.isArray(v) ? (v) : ctx.fail(`argument must be an array, got ${argType(v)}`));
 const int = (v: Arg, ctx: CallContext): bigint => (isInt(v as Value) ? (v as bigint) : ctx.fail(`argument must be an int, got ${argType(v)}`));
 const num = (v: Arg, ctx: CallContext): bigint | number => (isNumber(v as Value) ? (v as bigint | number) : ctx.fail(`argument must be a number, got ${argType(v)}`));
 const map = (v: Arg, ctx: CallContext): MapValue => (isMap(v as Value) ? (v as MapValue) : ctx.fail(`argument must be a map, got ${argType(v)}`));
@@ -101,7 +101,7 @@ function splitN(s: string, sep: string, n: number, after: boolean, ctx: CallCont
 
 function flattenNumbers(args: Arg[], ctx: CallContext, out: (bigint | number)[] = []): (bigint | number)[] {
   for (const a of args) {
-    if (Array.isArray(a)) flattenNumbers(a as Value[], ctx, out);
+    if (Array.isArray(a)) flattenNumbers(a, ctx, out);
     else out.push(num(a, ctx));
   }
   return out;
@@ -128,7 +128,7 @@ function sortValues(values: Value[], desc: boolean, ctx: CallContext, keys: Valu
   order.sort((i, j) => {
     const c = compare(keys[i]!, keys[j]!);
     if (c === undefined) ctx.fail(`cannot sort ${typeName(keys[i]!)} and ${typeName(keys[j]!)}`);
-    return desc ? -c! : c!;
+    return desc ? -c : c;
   });
   ctx.charge(values.length);
   return order.map((i) => values[i]!);
@@ -364,7 +364,7 @@ export const BUILTINS: Record<string, Builtin> = {
       if (Array.isArray(v) && isInt(k as Value)) {
         let i = Number(k);
         if (i < 0) i += v.length;
-        return (v as Value[])[i] ?? null;
+        return (v)[i] ?? null;
       }
       if (isMap(v as Value) && typeof k === 'string') return Object.hasOwn(v as MapValue, k) ? (v as MapValue)[k]! : null;
       return null;

@@ -227,22 +227,23 @@ class Evaluation {
     const object = this.eval(node.object, scope);
     if (object === SHORT) return SHORT;
     if (typeof object === 'string') this.charge(object.length / 4, node.pos);
-    const items: readonly (Value | string)[] | undefined = Array.isArray(object) ? object : typeof object === 'string' ? [...object] : undefined;
-    if (!items) throw new ExprError(`cannot slice ${typeName(object)}`, node.pos);
+    const chars = typeof object === 'string' ? [...object] : undefined;
+    const items = Array.isArray(object) ? object : undefined;
+    const length = chars?.length ?? items?.length;
+    if (length === undefined) throw new ExprError(`cannot slice ${typeName(object)}`, node.pos);
     const bound = (n: Node | null, dflt: number): number => {
       if (!n) return dflt;
       const v = this.value(n, scope);
       if (!isInt(v)) throw new ExprError(`slice index must be an int, got ${typeName(v)}`, n.pos);
-      let i = v < 0n ? v + BigInt(items.length) : v;
+      let i = v < 0n ? v + BigInt(length) : v;
       if (i < 0n) i = 0n;
-      if (i > BigInt(items.length)) i = BigInt(items.length);
+      if (i > BigInt(length)) i = BigInt(length);
       return Number(i);
     };
     const from = bound(node.from, 0);
-    const to = Math.max(from, bound(node.to, items.length));
+    const to = Math.max(from, bound(node.to, length));
     this.charge(to - from, node.pos);
-    const part = items.slice(from, to);
-    return typeof object === 'string' ? part.join('') : (part as Value[]);
+    return chars ? chars.slice(from, to).join('') : items!.slice(from, to);
   }
 
   private call(node: NodeOf<'call'>, scope: Scope | null): Value {

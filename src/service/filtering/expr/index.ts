@@ -88,9 +88,9 @@ export function compile(source: string, options: CompileOptions = {}): CompiledE
   }
   const staticallyChecked = new Set<Node>();
   for (const n of all) {
-    if (n.kind === 'call' && n.callee === 'cidr' && n.args.length === 1 && n.args[0]!.kind === 'literal' && typeof n.args[0]!.value === 'string') {
-      const network = Network.parse(n.args[0]!.value);
-      if (!network) throw new ExprError(`invalid CIDR ${JSON.stringify(n.args[0]!.value)}`, n.args[0]!.pos);
+    if (n.kind === 'call' && n.callee === 'cidr' && n.args.length === 1 && n.args[0]!.kind === 'literal' && typeof n.args[0].value === 'string') {
+      const network = Network.parse(n.args[0].value);
+      if (!network) throw new ExprError(`invalid CIDR ${JSON.stringify(n.args[0].value)}`, n.args[0].pos);
       constants.set(n, network);
     }
     if (n.kind === 'binary' && n.op === 'matches' && n.right.kind === 'literal' && typeof n.right.value === 'string') {

@@ -182,7 +182,7 @@ function lexQuoted(src: string, i: number, fail: (m: string, at: number) => neve
     const e = src[i];
     if (e === undefined) fail('literal not terminated', start);
     i++;
-    const simple = SIMPLE_ESCAPES[e!];
+    const simple = SIMPLE_ESCAPES[e];
     if (simple !== undefined) {
       out += simple;
       continue;
@@ -196,7 +196,7 @@ function lexQuoted(src: string, i: number, fail: (m: string, at: number) => neve
       i = end + 1;
     } else if (e === 'u') hex = src.slice(i, (i += 4));
     else if (e === 'U') hex = src.slice(i, (i += 8));
-    else if (e! >= '0' && e! <= '7') {
+    else if (e >= '0' && e <= '7') {
       const oct = src.slice(i - 1, i + 2);
       if (!/^[0-7]{3}$/.test(oct) || parseInt(oct, 8) > 255) fail('invalid escape sequence', i - 2);
       out += String.fromCharCode(parseInt(oct, 8));
@@ -204,7 +204,7 @@ function lexQuoted(src: string, i: number, fail: (m: string, at: number) => neve
       continue;
     } else fail('invalid escape sequence', i - 2);
     if (!hex || !/^[0-9a-fA-F]+$/.test(hex) || hex.length > 8) fail('invalid escape sequence', i - 2);
-    const code = parseInt(hex!, 16);
+    const code = parseInt(hex, 16);
     if (code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) fail('invalid escape sequence: invalid Unicode code point', i - 2);
     out += String.fromCodePoint(code);
   }

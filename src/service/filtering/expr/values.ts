@@ -13,6 +13,7 @@ export interface MapValue {
 export abstract class Opaque {
   abstract readonly typeName: string;
   abstract equals(other: Value): boolean;
+  abstract toString(): string;
 }
 
 type IP = ipaddr.IPv4 | ipaddr.IPv6;
@@ -109,6 +110,10 @@ export class Zone extends Opaque {
   equals(other: Value): boolean {
     return other instanceof Zone && other.name === this.name;
   }
+
+  override toString(): string {
+    return this.name;
+  }
 }
 
 export const isInt = (v: Value): v is bigint => typeof v === 'bigint';
@@ -148,7 +153,7 @@ export function equal(a: Value, b: Value): boolean {
   if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => equal(x, b[i]!));
   if (!isMap(b) || Array.isArray(b)) return false;
   const ka = Object.keys(a);
-  return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && equal((a as MapValue)[k]!, b[k]!));
+  return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && equal((a)[k]!, b[k]!));
 }
 
 /** Three-way comparison for ordering operators and sort; undefined when the types do not order. */
