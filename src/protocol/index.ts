@@ -8,6 +8,7 @@
  * the query parameter `ci=js/<agent version>`. The service answers 200 with an
  * `IdentifyResponse`, or a 4xx/5xx with an `IdentifyErrorResponse`.
  */
+import type { SignalName, Signals } from './signals.js';
 
 /** Bumped on any incompatible change of request or response. */
 export const PROTOCOL_VERSION = 1 as const;
@@ -31,7 +32,6 @@ export interface SdkInfo {
 
 // Declared once, as a table, in signals.ts; type-only so that the agent bundle stays free of it.
 export type { SignalName, Signals } from './signals.js';
-import type { SignalName, Signals } from './signals.js';
 
 export interface IdentifyRequest {
   v: typeof PROTOCOL_VERSION;
