@@ -22,6 +22,7 @@ import { generatePopulation, type Population } from './population.js';
 import { SIM_START_MS } from './release-calendar.js';
 import { renderVisit } from './render-visit.js';
 import { planAllVisits } from './schedule.js';
+import { kyselyOf } from '../../src/service/store/index.js';
 
 export interface SimulationOptions {
   seed: string;
@@ -76,9 +77,9 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   const started = Date.now();
   try {
     // The simulation sends far more requests per wall-clock second than one site would.
-    const key = await findApiKeyByToken(service.ctx.db, service.bootstrap.publicKey);
+    const key = await findApiKeyByToken(service.ctx.store, service.bootstrap.publicKey);
     if (!key) throw new Error('bootstrap public key not found');
-    await setApiKeyRateLimit(service.ctx.db, key.id, 1_000_000);
+    await setApiKeyRateLimit(service.ctx.store, key.id, 1_000_000);
     const base = await service.listen();
     const endpoint = `${base}/?ci=js/${SDK_VERSION}`;
 
@@ -158,7 +159,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       chains.set(b, next);
     }
     await Promise.all(chains.values());
-    await options.inspect?.(service.ctx.db);
+    await options.inspect?.(kyselyOf(service.ctx.store));
     // The plan is in time order, so the oracle sees the visits as they happened.
     oracleVisitorIds(oracleInputs).forEach((id, i) => (records[i]!.oracleId = id));
     return { population, records, wallSeconds: (Date.now() - started) / 1000, errors };

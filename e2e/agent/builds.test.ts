@@ -10,6 +10,7 @@ import { ok, recordRequests, startAndGet } from './helpers/agent-page.js';
 import { useAgentSuite, useFreshPage } from './helpers/agent-suite.js';
 import { deadEndpoint } from '../../test/helpers/dead-endpoint.js';
 import type { PageServer } from './helpers/page-server.js';
+import { kyselyOf } from '../../src/service/store/index.js';
 
 let svc: TestService;
 let site: PageServer;
@@ -24,7 +25,7 @@ useFreshPage(() => browser, (c, p) => {
 });
 
 const storedEvent = (eventId: string) =>
-  svc.service.ctx.db.selectFrom('events').selectAll().where('event_id', '=', eventId).executeTakeFirst();
+  kyselyOf(svc.service.ctx.store).selectFrom('events').selectAll().where('event_id', '=', eventId).executeTakeFirst();
 
 describe('loading the agent', () => {
   test('IIFE by script tag: the global Tessera identifies the visitor and the event is stored', async () => {
