@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createService, type Service } from '../../src/service/index.js';
 import { createApiKey } from '../../src/service/store/api-keys.js';
 import { countEvents } from '../../src/service/store/events.js';
+import { kyselyOf } from '../../src/service/store/index.js';
 import { identifyRequest, postIdentify } from '../helpers/identify-request.js';
 import {
   createRedisPrefix,
@@ -15,7 +16,6 @@ import {
   REDIS_TEST_URL,
   type TestDatabase,
 } from '../helpers/test-service.js';
-import { kyselyOf } from '../../src/service/store/index.js';
 
 describe.each(ENGINES)('restart on existing data (%s)', (engine) => {
   let database: TestDatabase;

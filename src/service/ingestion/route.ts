@@ -15,6 +15,7 @@ import {
 import type { ServiceContext } from '../context.js';
 import { buildEvent } from '../event-building/build-event.js';
 import { REPLAY_WINDOW_MS, requestHash } from '../event-building/request-hash.js';
+import { computeVelocity } from '../event-building/velocity.js';
 import { decide } from '../filtering/first-match.js';
 import { buildRuleRequest } from '../filtering/rule-request.js';
 import { findApiKeyWithRegionCached } from '../store/api-keys.js';
@@ -22,7 +23,6 @@ import { insertEvent } from '../store/events.js';
 import { listFilteringRulesCached } from '../store/filtering-rules.js';
 import { newEventId } from '../store/ids.js';
 import { readRecentActivity } from '../store/recent-activity.js';
-import { computeVelocity } from '../store/velocity.js';
 import { normaliseIp } from './client-ip.js';
 import { allowAnyOrigin, answerPreflight } from './cors.js';
 import { IngestionError, sendIngestionError } from './errors.js';

@@ -77,8 +77,3 @@ export function internalsOf(store: Store): StoreInternals {
 export function kyselyOf(store: Store): Kysely<Database> {
   return store[INTERNALS].db;
 }
-
-/** A store of the same instance whose statements run in `trx` (group-commit.ts). */
-export function storeInTransaction(store: Store, trx: Kysely<Database>): Store {
-  return storeView(trx, store.engine, store.location, store[INTERNALS].state);
-}
