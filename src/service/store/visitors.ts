@@ -274,9 +274,10 @@ export async function recordVisit(
 
 /** Forgets a visitor: its row and its keys. True when it existed. */
 export async function deleteVisitor(store: Store, workspaceId: string, visitorId: string): Promise<boolean> {
-  return internalsOf(store).db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('visitor_keys').where('visitor_id', '=', visitorId).where('workspace_id', '=', workspaceId).execute();
-    const result = await trx.deleteFrom('visitors').where('visitor_id', '=', visitorId).where('workspace_id', '=', workspaceId).executeTakeFirst();
+  return store.transaction(async (trx) => {
+    const { db } = internalsOf(trx);
+    await db.deleteFrom('visitor_keys').where('visitor_id', '=', visitorId).where('workspace_id', '=', workspaceId).execute();
+    const result = await db.deleteFrom('visitors').where('visitor_id', '=', visitorId).where('workspace_id', '=', workspaceId).executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   });
 }
