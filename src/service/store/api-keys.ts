@@ -1,6 +1,6 @@
 /** API keys: public (agent), secret (Server API), proxy, and management (Management API). */
 import { newId, randomString } from './ids.js';
-import { internalsOf, type Store } from './index.js';
+import { internalsOf, type Store } from './handle.js';
 import type { ApiKeysTable, ApiKeyType } from './schema.js';
 
 export const API_KEY_TYPES: readonly ApiKeyType[] = ['public', 'secret', 'proxy', 'management'];

@@ -5,7 +5,7 @@
  * text column, so it is applied to the rows as they stream by in cursor-ordered batches.
  */
 import type { Kysely } from 'kysely';
-import { internalsOf, type Store } from './index.js';
+import { internalsOf, type Store } from './handle.js';
 import type { Database } from './schema.js';
 
 /** The (timestamp, event_id) of the last event of a page: the next page starts after it. */

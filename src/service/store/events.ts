@@ -6,7 +6,7 @@
 import type { Kysely } from 'kysely';
 import type { V4Event } from '../../events/v4-event.js';
 import { commitTogether, groupWriter } from './group-commit.js';
-import { internalsOf, type Store } from './index.js';
+import { internalsOf, type Store } from './handle.js';
 import { prepareQuery } from './prepared-query.js';
 import type { Database, EventsTable } from './schema.js';
 

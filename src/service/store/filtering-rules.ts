@@ -1,6 +1,6 @@
 /** Filtering rules of an environment, kept in `position` order. */
 import { newId } from './ids.js';
-import { internalsOf, type Store } from './index.js';
+import { internalsOf, type Store } from './handle.js';
 import type { FilteringRulesTable } from './schema.js';
 
 /** The environment's rules in evaluation order (position, then creation). */

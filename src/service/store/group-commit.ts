@@ -14,7 +14,7 @@
  * back entirely), each item is written again alone and gets its own outcome. Items must
  * therefore be plain writes built from values, safe to run again.
  */
-import { internalsOf, type Store } from './index.js';
+import { internalsOf, type GroupWork, type Store } from './handle.js';
 
 interface Pending<T> {
   item: T;
@@ -59,8 +59,6 @@ export function groupWriter<T>(writeAll: (items: T[]) => Promise<unknown>, write
       }
     });
 }
-
-export type GroupWork = (trx: Store) => Promise<unknown>;
 
 /**
  * SQLite: runs `work` in the next shared transaction of this store; resolves once that

@@ -9,16 +9,11 @@
  * multi-row inserts, no optional clauses.
  */
 import type { CompiledQuery, Kysely } from 'kysely';
-import { internalsOf, type Store } from './index.js';
+import { internalsOf, type CompiledPrepared, type Store } from './handle.js';
 import type { Database } from './schema.js';
 
 /** Runs the statement on `store` (or a transaction of it) with the named values; resolves to the rows. */
 export type PreparedQuery<R> = (store: Store, values: object) => Promise<R[]>;
-
-export interface CompiledPrepared {
-  query: CompiledQuery<unknown>;
-  bind: (values: object) => unknown[];
-}
 
 /** Marks where a named value goes; only ever seen by the one-time build. */
 class Param {

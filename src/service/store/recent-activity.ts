@@ -14,7 +14,7 @@
 import { sql } from 'kysely';
 import type { Window3 } from '../../events/v4-event.js';
 import { prepareQuery } from './prepared-query.js';
-import type { Store } from './index.js';
+import type { Store } from './handle.js';
 
 export const RECENT_WINDOWS_MS = { '5_minutes': 5 * 60_000, '1_hour': 60 * 60_000, '24_hours': 24 * 60 * 60_000 } as const;
 export type WindowName = keyof typeof RECENT_WINDOWS_MS;

@@ -1,5 +1,5 @@
 /** Installation-wide key/value settings (e.g. the visitor-token secret). */
-import { internalsOf, type Store } from './index.js';
+import { internalsOf, type Store } from './handle.js';
 
 export async function getSetting(store: Store, key: string): Promise<string | undefined> {
   const row = await internalsOf(store).db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst();

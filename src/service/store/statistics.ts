@@ -6,7 +6,7 @@
  * analysis to a sample so the single connection is never held for long.
  */
 import { sql } from 'kysely';
-import { internalsOf, type Store } from './index.js';
+import { internalsOf, type Store } from './handle.js';
 
 export async function refreshPlannerStatistics(store: Store): Promise<void> {
   if (store.engine !== 'sqlite') return;

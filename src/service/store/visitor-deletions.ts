@@ -3,7 +3,7 @@
  * job, counted against the workspace's deletion limits.
  */
 import { newId } from './ids.js';
-import { internalsOf, type Store } from './index.js';
+import { internalsOf, type Store } from './handle.js';
 import type { VisitorDeletionsTable } from './schema.js';
 
 /**

@@ -7,7 +7,7 @@
 import { type Compilable, type QueryCreator, sql } from 'kysely';
 import type { Engine } from './database.js';
 import { commitTogether } from './group-commit.js';
-import { internalsOf, type Store } from './index.js';
+import { internalsOf, type Store } from './handle.js';
 import { prepareQuery } from './prepared-query.js';
 import type { Database } from './schema.js';
 

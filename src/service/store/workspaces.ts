@@ -1,6 +1,6 @@
 /** Workspaces and their environments. */
 import { newId } from './ids.js';
-import { internalsOf, type Store } from './index.js';
+import { internalsOf, type Store } from './handle.js';
 import type { EnvironmentsTable, WorkspacesTable } from './schema.js';
 
 export type Region = WorkspacesTable['region'];
