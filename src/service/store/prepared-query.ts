@@ -9,7 +9,7 @@
  * multi-row inserts, no optional clauses.
  */
 import type { CompiledQuery, Kysely } from 'kysely';
-import { internalsOf, type CompiledPrepared, type Store } from './handle.js';
+import { internalsOf, type Store } from './handle.js';
 import type { Database } from './schema.js';
 
 /** Runs the statement on `store` (or a transaction of it) with the named values; resolves to the rows. */
