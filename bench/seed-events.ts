@@ -7,8 +7,8 @@ import type { V4Event } from '../src/events/v4-event.js';
 import type { Service } from '../src/service/index.js';
 import { eventColumns } from '../src/service/store/events.js';
 import { randomString } from '../src/service/store/ids.js';
-import { DAY, makeEvent } from '../test/server-api/fixtures.js';
 import { kyselyOf } from '../src/service/store/index.js';
+import { DAY, makeEvent } from '../test/server-api/fixtures.js';
 
 export { DAY };
 

@@ -17,10 +17,10 @@ import Fastify from 'fastify';
 import { sql } from 'kysely';
 import { createService } from '../src/service/index.js';
 import { findApiKeyByToken, setApiKeyRateLimit } from '../src/service/store/api-keys.js';
+import { kyselyOf } from '../src/service/store/index.js';
 import { createTestDatabase, type Engine } from '../test/helpers/test-service.js';
 import { writeBenchOutput } from './bench-output.js';
 import { DAY, SEED_NOW as NOW, seedEvents } from './seed-events.js';
-import { kyselyOf } from '../src/service/store/index.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const VISITORS = Number(process.env.BENCH_VISITORS ?? 100_000);

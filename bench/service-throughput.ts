@@ -33,6 +33,7 @@ import { sql } from 'kysely';
 import { PROTOCOL_VERSION, type IdentifyRequest, type IdentifyResponse } from '../src/protocol/index.js';
 import { VERSION as AGENT_VERSION } from '../src/agent/version.js';
 import { createService } from '../src/service/index.js';
+import { kyselyOf } from '../src/service/store/index.js';
 import { refreshPlannerStatistics } from '../src/service/store/statistics.js';
 import { findApiKeyByToken, setApiKeyRateLimit } from '../src/service/store/api-keys.js';
 import { createTestDatabase, type Engine } from '../test/helpers/test-service.js';
@@ -41,7 +42,6 @@ import { renderVisit } from './accuracy/render-visit.js';
 import { planBrowserVisits } from './accuracy/schedule.js';
 import { writeBenchOutput } from './bench-output.js';
 import { SEED_NOW, seedEvents } from './seed-events.js';
-import { kyselyOf } from '../src/service/store/index.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const VISITORS = Number(process.env.BENCH_VISITORS ?? 100_000);

@@ -14,6 +14,7 @@ import type { Kysely } from 'kysely';
 import { PROTOCOL_VERSION, type IdentifyRequest, type IdentifyResponse } from '../../src/protocol/index.js';
 import { createService } from '../../src/service/index.js';
 import { findApiKeyByToken, setApiKeyRateLimit } from '../../src/service/store/api-keys.js';
+import { kyselyOf } from '../../src/service/store/index.js';
 import type { Database } from '../../src/service/store/schema.js';
 import { networkPrefix } from '../../src/service/identification/network.js';
 import { cookieOnlyVisitorId, exactHashVisitorId, oracleVisitorIds, type OracleVisit } from './baselines.js';
@@ -22,7 +23,6 @@ import { generatePopulation, type Population } from './population.js';
 import { SIM_START_MS } from './release-calendar.js';
 import { renderVisit } from './render-visit.js';
 import { planAllVisits } from './schedule.js';
-import { kyselyOf } from '../../src/service/store/index.js';
 
 export interface SimulationOptions {
   seed: string;

@@ -5,12 +5,12 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
+import { kyselyOf } from '../../src/service/store/index.js';
 import type { TestService } from '../../test/helpers/test-service.js';
 import { ok, recordRequests, startAndGet } from './helpers/agent-page.js';
 import { useAgentSuite, useFreshPage } from './helpers/agent-suite.js';
 import { deadEndpoint } from '../../test/helpers/dead-endpoint.js';
 import type { PageServer } from './helpers/page-server.js';
-import { kyselyOf } from '../../src/service/store/index.js';
 
 let svc: TestService;
 let site: PageServer;

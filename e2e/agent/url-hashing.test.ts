@@ -5,11 +5,11 @@
 import { createHash } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { expect, test } from 'vitest';
+import { kyselyOf } from '../../src/service/store/index.js';
 import type { TestService } from '../../test/helpers/test-service.js';
 import { get, ok, startAgent } from './helpers/agent-page.js';
 import { useAgentSuite } from './helpers/agent-suite.js';
 import type { PageServer } from './helpers/page-server.js';
-import { kyselyOf } from '../../src/service/store/index.js';
 
 let svc: TestService;
 let site: PageServer;

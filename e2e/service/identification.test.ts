@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devices, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import { kyselyOf } from '../../src/service/store/index.js';
 import { startTestService, type TestService } from '../../test/helpers/test-service.js';
 import { launchChromium } from '../helpers/chromium.js';
-import { kyselyOf } from '../../src/service/store/index.js';
 
 let service: TestService;
 let browser: Browser;

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { IdentifyResponse } from '../../src/protocol/index.js';
+import { kyselyOf } from '../../src/service/store/index.js';
 import { setWorkspaceDeletionEnabled } from '../../src/service/store/workspaces.js';
 import { identifyRequest, postIdentify } from '../helpers/identify-request.js';
 import { ENGINES, startTestService, type TestService } from '../helpers/test-service.js';
 import { call, DAY, liftRateLimit, makeEvent, manualClock, seed, T0 } from './fixtures.js';
-import { kyselyOf } from '../../src/service/store/index.js';
 
 const HOUR = 60 * 60 * 1000;
 

@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { searchQuery } from '../../src/service/store/event-search.js';
 import { parseEventSearch } from '../../src/service/server-api/search-filter.js';
 import { eventColumns } from '../../src/service/store/events.js';
+import { kyselyOf } from '../../src/service/store/index.js';
 import { ENGINES, startTestService, type TestService } from '../helpers/test-service.js';
 import { DAY, makeEvent, manualClock, T0 } from './fixtures.js';
-import { kyselyOf } from '../../src/service/store/index.js';
 
 const EVENTS = 20_000;
 const VISITORS = 2_000;

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { V4Event } from '../../src/events/v4-event.js';
 import { createApiKey } from '../../src/service/store/api-keys.js';
 import { insertEvent } from '../../src/service/store/events.js';
+import { kyselyOf } from '../../src/service/store/index.js';
 import { createEnvironment, createWorkspace } from '../../src/service/store/workspaces.js';
 import { ENGINES, startTestService, type TestService } from '../helpers/test-service.js';
 import { call, DAY, liftRateLimit, makeEvent, manualClock, seed, T0 } from './fixtures.js';
-import { kyselyOf } from '../../src/service/store/index.js';
 
 describe.each(ENGINES)('v4 get and update an event (%s)', (engine) => {
   let t: TestService;

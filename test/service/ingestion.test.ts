@@ -8,10 +8,10 @@ import type { V4Event } from '../../src/events/v4-event.js';
 import { createApiKey, setApiKeyStatus } from '../../src/service/store/api-keys.js';
 import { countEvents, getEvent } from '../../src/service/store/events.js';
 import { insertFilteringRule } from '../../src/service/store/filtering-rules.js';
+import { kyselyOf } from '../../src/service/store/index.js';
 import { setWorkspaceRegion } from '../../src/service/store/workspaces.js';
 import { identifyRequest, postIdentify, sampleSignals } from '../helpers/identify-request.js';
 import { ENGINES, startTestService, type TestService } from '../helpers/test-service.js';
-import { kyselyOf } from '../../src/service/store/index.js';
 
 describe.each(ENGINES)('ingestion (%s)', (engine) => {
   let t: TestService;
