@@ -7,6 +7,7 @@ import type { V4Event } from '../src/events/v4-event.js';
 import type { Service } from '../src/service/index.js';
 import { eventColumns } from '../src/service/store/events.js';
 import { randomString } from '../src/service/store/ids.js';
+import { kyselyOf } from '../src/service/store/index.js';
 import { DAY, makeEvent } from '../test/server-api/fixtures.js';
 
 export { DAY };
@@ -42,7 +43,7 @@ export async function seedEvents(
   service: Service,
   { events: EVENTS, visitors: VISITORS }: { events: number; visitors: number },
 ): Promise<{ visitors: string[]; eventIds: string[] }> {
-  const { db } = service.ctx;
+  const db = kyselyOf(service.ctx.store);
   const { workspaceId, environmentId } = service.bootstrap;
   const visitors = Array.from({ length: VISITORS }, () => randomString(20));
   const eventIds: string[] = [];

@@ -17,6 +17,7 @@ import Fastify from 'fastify';
 import { sql } from 'kysely';
 import { createService } from '../src/service/index.js';
 import { findApiKeyByToken, setApiKeyRateLimit } from '../src/service/store/api-keys.js';
+import { kyselyOf } from '../src/service/store/index.js';
 import { createTestDatabase, type Engine } from '../test/helpers/test-service.js';
 import { writeBenchOutput } from './bench-output.js';
 import { DAY, SEED_NOW as NOW, seedEvents } from './seed-events.js';
@@ -102,7 +103,7 @@ async function runEngine(engine: Engine): Promise<Record<string, Latency>> {
   const peer = Fastify();
   try {
     const { visitors, eventIds } = await seedEvents(service, { events: EVENTS, visitors: VISITORS });
-    const { db } = service.ctx;
+    const db = kyselyOf(service.ctx.store);
     // Planner statistics as a running installation has them: PostgreSQL's autovacuum (here run
     // at once, also setting hint bits), SQLite's from the service's own background job.
     if (engine === 'postgres') await sql`VACUUM ANALYZE events`.execute(db);
@@ -111,8 +112,8 @@ async function runEngine(engine: Engine): Promise<Record<string, Latency>> {
     if (engine === 'postgres') await sql`CHECKPOINT`.execute(db);
     else await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(db);
 
-    const key = await findApiKeyByToken(db, service.bootstrap.secretKey);
-    await setApiKeyRateLimit(db, key!.id, 1_000_000);
+    const key = await findApiKeyByToken(service.ctx.store, service.bootstrap.secretKey);
+    await setApiKeyRateLimit(service.ctx.store, key!.id, 1_000_000);
     const url = await service.listen();
 
     peer.get<{ Params: { id: string } }>('/peer/:id', async (request) => {

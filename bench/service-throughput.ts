@@ -33,7 +33,8 @@ import { sql } from 'kysely';
 import { PROTOCOL_VERSION, type IdentifyRequest, type IdentifyResponse } from '../src/protocol/index.js';
 import { VERSION as AGENT_VERSION } from '../src/agent/version.js';
 import { createService } from '../src/service/index.js';
-import { refreshPlannerStatistics } from '../src/service/jobs/statistics.js';
+import { kyselyOf } from '../src/service/store/index.js';
+import { refreshPlannerStatistics } from '../src/service/store/statistics.js';
 import { findApiKeyByToken, setApiKeyRateLimit } from '../src/service/store/api-keys.js';
 import { createTestDatabase, type Engine } from '../test/helpers/test-service.js';
 import { generatePopulation } from './accuracy/population.js';
@@ -209,9 +210,9 @@ async function runEngine(engine: Engine, buildPayloads: (publicKey: string) => R
   const offset = SEED_NOW - Date.now();
   const service = await createService({ ...database.config, port: 0, logLevel: 'silent', trustProxy: true, clock: () => Date.now() + offset });
   try {
-    const key = await findApiKeyByToken(service.ctx.db, service.bootstrap.publicKey);
+    const key = await findApiKeyByToken(service.ctx.store, service.bootstrap.publicKey);
     if (!key) throw new Error('bootstrap public key not found');
-    await setApiKeyRateLimit(service.ctx.db, key.id, 1_000_000_000);
+    await setApiKeyRateLimit(service.ctx.store, key.id, 1_000_000_000);
     console.log(`\n${engine}: seeding ${EVENTS.toLocaleString('en')} events`);
     await seedEvents(service, { events: EVENTS, visitors: VISITORS });
     // A database that grew to this size would have fresh planner statistics by now (the
@@ -219,12 +220,12 @@ async function runEngine(engine: Engine, buildPayloads: (publicKey: string) => R
     if (engine === 'sqlite') {
       // Timed: the service's statistics job runs this on the one connection ingestion uses.
       const started = performance.now();
-      await refreshPlannerStatistics(service.ctx.db, engine);
+      await refreshPlannerStatistics(service.ctx.store);
       const first = performance.now() - started;
-      await refreshPlannerStatistics(service.ctx.db, engine);
+      await refreshPlannerStatistics(service.ctx.store);
       const again = performance.now() - started - first;
       console.log(`  planner statistics job: ${first.toFixed(0)} ms after seeding, ${again.toFixed(0)} ms when run again`);
-    } else await sql`ANALYZE`.execute(service.ctx.db);
+    } else await sql`ANALYZE`.execute(kyselyOf(service.ctx.store));
     const base = await service.listen();
     const endpoint = `${base}/?ci=js/${AGENT_VERSION}`;
 
@@ -247,7 +248,7 @@ async function runEngine(engine: Engine, buildPayloads: (publicKey: string) => R
     });
     console.log(`  ${first.length.toLocaleString('en')} browsers warmed up; measuring with ${returning.length.toLocaleString('en')} returning visits`);
     const result = await profiled(`service-${engine}`, () => load(endpoint, returning));
-    const stored = await service.ctx.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const stored = await kyselyOf(service.ctx.store).selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     return { result, storedEvents: Number(stored.n), payloads: returning };
   } finally {
     await service.close();

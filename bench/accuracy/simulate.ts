@@ -14,6 +14,7 @@ import type { Kysely } from 'kysely';
 import { PROTOCOL_VERSION, type IdentifyRequest, type IdentifyResponse } from '../../src/protocol/index.js';
 import { createService } from '../../src/service/index.js';
 import { findApiKeyByToken, setApiKeyRateLimit } from '../../src/service/store/api-keys.js';
+import { kyselyOf } from '../../src/service/store/index.js';
 import type { Database } from '../../src/service/store/schema.js';
 import { networkPrefix } from '../../src/service/identification/network.js';
 import { cookieOnlyVisitorId, exactHashVisitorId, oracleVisitorIds, type OracleVisit } from './baselines.js';
@@ -76,9 +77,9 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   const started = Date.now();
   try {
     // The simulation sends far more requests per wall-clock second than one site would.
-    const key = await findApiKeyByToken(service.ctx.db, service.bootstrap.publicKey);
+    const key = await findApiKeyByToken(service.ctx.store, service.bootstrap.publicKey);
     if (!key) throw new Error('bootstrap public key not found');
-    await setApiKeyRateLimit(service.ctx.db, key.id, 1_000_000);
+    await setApiKeyRateLimit(service.ctx.store, key.id, 1_000_000);
     const base = await service.listen();
     const endpoint = `${base}/?ci=js/${SDK_VERSION}`;
 
@@ -158,7 +159,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       chains.set(b, next);
     }
     await Promise.all(chains.values());
-    await options.inspect?.(service.ctx.db);
+    await options.inspect?.(kyselyOf(service.ctx.store));
     // The plan is in time order, so the oracle sees the visits as they happened.
     oracleVisitorIds(oracleInputs).forEach((id, i) => (records[i]!.oracleId = id));
     return { population, records, wallSeconds: (Date.now() - started) / 1000, errors };

@@ -5,6 +5,7 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
+import { kyselyOf } from '../../src/service/store/index.js';
 import type { TestService } from '../../test/helpers/test-service.js';
 import { ok, recordRequests, startAndGet } from './helpers/agent-page.js';
 import { useAgentSuite, useFreshPage } from './helpers/agent-suite.js';
@@ -24,7 +25,7 @@ useFreshPage(() => browser, (c, p) => {
 });
 
 const storedEvent = (eventId: string) =>
-  svc.service.ctx.db.selectFrom('events').selectAll().where('event_id', '=', eventId).executeTakeFirst();
+  kyselyOf(svc.service.ctx.store).selectFrom('events').selectAll().where('event_id', '=', eventId).executeTakeFirst();
 
 describe('loading the agent', () => {
   test('IIFE by script tag: the global Tessera identifies the visitor and the event is stored', async () => {

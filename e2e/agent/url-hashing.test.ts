@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { expect, test } from 'vitest';
+import { kyselyOf } from '../../src/service/store/index.js';
 import type { TestService } from '../../test/helpers/test-service.js';
 import { get, ok, startAgent } from './helpers/agent-page.js';
 import { useAgentSuite } from './helpers/agent-suite.js';
@@ -26,7 +27,7 @@ async function storedUrls(path: string, urlHashing: Record<string, boolean>, ref
     await page.goto(site.origin + path, referrer ? { referer: referrer } : {});
     await startAgent(page, { apiKey: svc.keys.publicKey, endpoints: svc.url, urlHashing });
     const { event_id } = ok(await get(page));
-    const row = await svc.service.ctx.db.selectFrom('events').select(['url', 'payload']).where('event_id', '=', event_id).executeTakeFirstOrThrow();
+    const row = await kyselyOf(svc.service.ctx.store).selectFrom('events').select(['url', 'payload']).where('event_id', '=', event_id).executeTakeFirstOrThrow();
     return { url: row.url, referrer: (JSON.parse(row.payload) as { client_referrer?: string }).client_referrer };
   } finally {
     await context.close();

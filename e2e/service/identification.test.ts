@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devices, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import { kyselyOf } from '../../src/service/store/index.js';
 import { startTestService, type TestService } from '../../test/helpers/test-service.js';
 import { launchChromium } from '../helpers/chromium.js';
 
@@ -44,7 +45,7 @@ async function identify(page: Page, reload = false): Promise<{ visitorId: string
 }
 
 async function storedEventCount(): Promise<number> {
-  const row = await service.service.ctx.db
+  const row = await kyselyOf(service.service.ctx.store)
     .selectFrom('events')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();

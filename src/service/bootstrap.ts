@@ -4,10 +4,9 @@
  * records back. A unique settings row makes concurrent first starts create exactly one set.
  */
 import { randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import { createApiKey, getApiKey } from './store/api-keys.js';
-import type { Database } from './store/schema.js';
-import { getOrCreateSetting, getSetting } from './store/settings.js';
+import type { Store } from './store/index.js';
+import { claimSetting, getOrCreateSetting, getSetting, setSetting } from './store/settings.js';
 import { createEnvironment, createWorkspace, type Region } from './store/workspaces.js';
 
 export interface Bootstrap {
@@ -31,20 +30,15 @@ const PENDING = 'pending';
 const TOKEN_SECRET_SETTING = 'visitor_token_secret';
 
 export async function ensureBootstrap(
-  db: Kysely<Database>,
+  store: Store,
   opts: { region: Region; now: number },
 ): Promise<{ bootstrap: Bootstrap; created: boolean }> {
-  const existing = await readBootstrapRecord(db);
-  if (existing) return { bootstrap: await resolveKeys(db, existing), created: false };
+  const existing = await readBootstrapRecord(store);
+  if (existing) return { bootstrap: await resolveKeys(store, existing), created: false };
 
-  const created = await db.transaction().execute(async (trx) => {
+  const created = await store.transaction(async (trx) => {
     // The row claims the bootstrap: a concurrent starter blocks here, then sees the conflict.
-    const claim = await trx
-      .insertInto('settings')
-      .values({ key: BOOTSTRAP_SETTING, value: PENDING })
-      .onConflict((oc) => oc.column('key').doNothing())
-      .executeTakeFirst();
-    if (Number(claim.numInsertedOrUpdatedRows ?? 0n) === 0) return undefined;
+    if (!(await claimSetting(trx, BOOTSTRAP_SETTING, PENDING))) return undefined;
     const workspace = await createWorkspace(trx, { name: 'Default workspace', region: opts.region, now: opts.now });
     const environment = await createEnvironment(trx, { workspaceId: workspace.id, name: 'Default environment', now: opts.now });
     const common = { workspaceId: workspace.id, now: opts.now };
@@ -58,31 +52,31 @@ export async function ensureBootstrap(
       secretKeyId: secretKey.id,
       managementKeyId: managementKey.id,
     };
-    await trx.updateTable('settings').set({ value: JSON.stringify(record) }).where('key', '=', BOOTSTRAP_SETTING).execute();
+    await setSetting(trx, BOOTSTRAP_SETTING, JSON.stringify(record));
     return record;
   });
-  if (created) return { bootstrap: await resolveKeys(db, created), created: true };
+  if (created) return { bootstrap: await resolveKeys(store, created), created: true };
 
-  const other = await readBootstrapRecord(db);
+  const other = await readBootstrapRecord(store);
   if (!other) throw new Error('bootstrap record missing after a concurrent first start');
-  return { bootstrap: await resolveKeys(db, other), created: false };
+  return { bootstrap: await resolveKeys(store, other), created: false };
 }
 
 /** The installation's secret for signing visitor tokens (created once, shared by all processes). */
-export async function visitorTokenSecret(db: Kysely<Database>): Promise<Uint8Array> {
-  const value = await getOrCreateSetting(db, TOKEN_SECRET_SETTING, () => randomBytes(32).toString('base64url'));
+export async function visitorTokenSecret(store: Store): Promise<Uint8Array> {
+  const value = await getOrCreateSetting(store, TOKEN_SECRET_SETTING, () => randomBytes(32).toString('base64url'));
   return new Uint8Array(Buffer.from(value, 'base64url'));
 }
 
-async function readBootstrapRecord(db: Kysely<Database>): Promise<BootstrapRecord | undefined> {
-  const value = await getSetting(db, BOOTSTRAP_SETTING);
+async function readBootstrapRecord(store: Store): Promise<BootstrapRecord | undefined> {
+  const value = await getSetting(store, BOOTSTRAP_SETTING);
   if (value === undefined || value === PENDING) return undefined;
   return JSON.parse(value) as BootstrapRecord;
 }
 
-async function resolveKeys(db: Kysely<Database>, record: BootstrapRecord): Promise<Bootstrap> {
+async function resolveKeys(store: Store, record: BootstrapRecord): Promise<Bootstrap> {
   const token = async (id: string) => {
-    const key = await getApiKey(db, id);
+    const key = await getApiKey(store, id);
     if (!key) throw new Error(`bootstrap API key ${id} no longer exists`);
     return key.token;
   };

@@ -4,15 +4,15 @@
  * from an environment variable; `--json` prints for scripts what is otherwise printed for people.
  */
 import { parseArgs } from 'node:util';
-import type { Kysely } from 'kysely';
 import { ensureBootstrap } from './bootstrap.js';
 import { ALL_OPTIONS, GENERAL_OPTIONS, KEY_OPTIONS, SERVICE_OPTIONS, serviceConfigFrom, type OptionSpec, optionValue } from './cli/options.js';
 import { resolveConfig, type ResolvedConfig, type ServiceConfig } from './config.js';
 import { createService } from './index.js';
 import { packageVersion } from './package-root.js';
 import { createApiKey, isApiKeyType, listApiKeys, setApiKeyStatus } from './store/api-keys.js';
-import { migrateToLatest, openDatabase } from './store/database.js';
-import type { ApiKeysTable, Database } from './store/schema.js';
+import { openStore, type Store } from './store/index.js';
+import type { ApiKeysTable } from './store/schema.js';
+import { getEnvironment } from './store/workspaces.js';
 
 interface Io {
   out(text: string): void;
@@ -53,8 +53,8 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<void> {
         if (sub !== undefined) return fail(io, `unexpected argument "${sub}" for start`);
         return await start(config, values, io);
       case 'migrate':
-        return await withDatabase(config, async (db) => {
-          const applied = await migrateToLatest(db);
+        return await withStore(config, async (store) => {
+          const applied = await store.migrate();
           io.out(values.json ? JSON.stringify({ applied }) : applied.length ? `applied: ${applied.join(', ')}` : 'the database is up to date');
         });
       case 'keys':
@@ -112,13 +112,13 @@ export function helpText(): string {
   ].join('\n');
 }
 
-async function withDatabase<T>(config: ServiceConfig, fn: (db: Kysely<Database>, resolved: ResolvedConfig) => Promise<T>): Promise<T> {
+async function withStore<T>(config: ServiceConfig, fn: (store: Store, resolved: ResolvedConfig) => Promise<T>): Promise<T> {
   const resolved = resolveConfig(config);
-  const { db } = openDatabase({ dataDir: resolved.dataDir, databaseUrl: resolved.databaseUrl, poolSize: 2 });
+  const store = openStore({ dataDir: resolved.dataDir, databaseUrl: resolved.databaseUrl, poolSize: 2 });
   try {
-    return await fn(db, resolved);
+    return await fn(store, resolved);
   } finally {
-    await db.destroy();
+    await store.destroy();
   }
 }
 
@@ -148,12 +148,12 @@ function keysTable(keys: ApiKeysTable[]): string {
 
 async function keysCommand(sub: string | undefined, rest: string[], config: ServiceConfig, values: Values, io: Io): Promise<void> {
   const str = (flag: string) => optionValue(KEY_OPTIONS.find((o) => o.flag === flag)!, values, {}) as string | number | undefined;
-  await withDatabase(config, async (db, resolved) => {
-    await migrateToLatest(db);
-    const { bootstrap } = await ensureBootstrap(db, { region: resolved.region, now: resolved.clock() });
+  await withStore(config, async (store, resolved) => {
+    await store.migrate();
+    const { bootstrap } = await ensureBootstrap(store, { region: resolved.region, now: resolved.clock() });
     const findKey = async (ref: string | undefined) => {
       if (!ref) throw new Error(`keys ${sub} needs the key's id or token`);
-      const key = (await listApiKeys(db)).find((k) => k.id === ref || k.token === ref);
+      const key = (await listApiKeys(store)).find((k) => k.id === ref || k.token === ref);
       if (!key) throw new Error(`no API key with id or token "${ref}"`);
       return key;
     };
@@ -161,7 +161,7 @@ async function keysCommand(sub: string | undefined, rest: string[], config: Serv
       case 'list': {
         const type = str('type');
         if (type !== undefined && !isApiKeyType(type)) throw new Error(`--type must be public, secret, proxy or management`);
-        const keys = (await listApiKeys(db)).filter((k) => type === undefined || k.type === type);
+        const keys = (await listApiKeys(store)).filter((k) => type === undefined || k.type === type);
         io.out(values.json ? JSON.stringify({ data: keys.map(keyJson) }, null, 2) : keys.length ? keysTable(keys) : 'no API keys');
         return;
       }
@@ -178,11 +178,10 @@ async function keysCommand(sub: string | undefined, rest: string[], config: Serv
         // As in the Management API: public keys default to the default environment, others to the workspace.
         const environmentId = environment !== undefined ? String(environment) : type === 'public' ? bootstrap.environmentId : null;
         if (environmentId !== null) {
-          const exists = await db.selectFrom('environments').select('id').where('id', '=', environmentId).executeTakeFirst();
-          if (!exists) throw new Error(`no environment "${environmentId}"`);
+          if (!(await getEnvironment(store, environmentId))) throw new Error(`no environment "${environmentId}"`);
         }
         const rateLimit = str('rate-limit');
-        const key = await createApiKey(db, {
+        const key = await createApiKey(store, {
           workspaceId: bootstrap.workspaceId,
           environmentId,
           type,
@@ -197,8 +196,8 @@ async function keysCommand(sub: string | undefined, rest: string[], config: Serv
       case 'disable':
       case 'enable': {
         const key = await findKey(rest[0]);
-        await setApiKeyStatus(db, key.id, sub === 'disable' ? 'disabled' : 'enabled', resolved.clock());
-        const updated = (await listApiKeys(db)).find((k) => k.id === key.id)!;
+        await setApiKeyStatus(store, key.id, sub === 'disable' ? 'disabled' : 'enabled', resolved.clock());
+        const updated = (await listApiKeys(store)).find((k) => k.id === key.id)!;
         io.out(values.json ? JSON.stringify({ data: keyJson(updated) }, null, 2) : `${updated.id} is now ${updated.status}`);
         return;
       }
@@ -253,12 +252,12 @@ async function start(config: ServiceConfig, values: Values, io: Io): Promise<voi
     cdn_iife: `${base}/v4/${bootstrap.publicKey}/iife.js`,
     server_api: base,
   };
-  const storage = service.ctx.engine === 'sqlite' ? `SQLite in ${service.ctx.config.dataDir}` : 'PostgreSQL';
+  const storage = service.ctx.store.engine === 'sqlite' ? `SQLite in ${service.ctx.config.dataDir}` : 'PostgreSQL';
   if (values.json) {
     io.out(
       JSON.stringify({
         url,
-        engine: service.ctx.engine,
+        engine: service.ctx.store.engine,
         region: service.ctx.config.region,
         first_start: service.firstStart,
         urls,

@@ -1,19 +1,17 @@
 /** Everything a request handler or job needs, created once per service process. */
 import type { Redis } from 'ioredis';
-import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Bootstrap } from './bootstrap.js';
 import type { ResolvedConfig } from './config.js';
 import type { RateLimiter } from './rate-limiter.js';
 import type { ExpressionEvaluator } from './filtering/evaluator.js';
 import type { Identifier } from './identification/identifier.js';
-import type { Engine } from './store/database.js';
-import type { Database } from './store/schema.js';
+import type { Store } from './store/index.js';
 
 export interface ServiceContext {
   config: ResolvedConfig;
-  engine: Engine;
-  db: Kysely<Database>;
+  /** The data-access layer: every SQL statement goes through it (store/index.ts). */
+  store: Store;
   /** ms since epoch; every time-based decision uses it. */
   clock: () => number;
   rateLimiter: RateLimiter;

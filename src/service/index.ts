@@ -13,7 +13,8 @@ import { createIdentifier } from './identification/identifier.js';
 import { startBackgroundJobs, type BackgroundJobs } from './jobs/index.js';
 import { createLogger } from './logger.js';
 import { createRateLimiter } from './rate-limiter.js';
-import { migrateToLatest, openDatabase, redactUrl } from './store/database.js';
+import { redactUrl } from './store/database.js';
+import { openStore } from './store/index.js';
 
 export type { ServiceConfig } from './config.js';
 export type { ServiceContext } from './context.js';
@@ -37,24 +38,23 @@ export interface Service {
 export async function createService(config: ServiceConfig = {}): Promise<Service> {
   const resolved = resolveConfig(config);
   const logger = createLogger(resolved.logLevel);
-  const { db, engine, location } = openDatabase({ dataDir: resolved.dataDir, databaseUrl: resolved.databaseUrl });
+  const store = openStore({ dataDir: resolved.dataDir, databaseUrl: resolved.databaseUrl });
   let redis: Redis | undefined;
   try {
-    await migrateToLatest(db).catch((err: Error) => {
-      throw new Error(`${location}: ${err.message}`);
+    await store.migrate().catch((err: Error) => {
+      throw new Error(`${store.location}: ${err.message}`);
     });
-    const { bootstrap, created } = await ensureBootstrap(db, { region: resolved.region, now: resolved.clock() });
+    const { bootstrap, created } = await ensureBootstrap(store, { region: resolved.region, now: resolved.clock() });
     if (resolved.redisUrl) {
       redis = await connectRedis(resolved.redisUrl, logger);
     }
     const ctx: ServiceContext = {
       config: resolved,
-      engine,
-      db,
+      store,
       clock: resolved.clock,
       rateLimiter: createRateLimiter({ redis, keyPrefix: resolved.redisKeyPrefix }),
       logger,
-      identifier: createIdentifier({ db, engine, tokenSecret: await visitorTokenSecret(db) }),
+      identifier: createIdentifier({ store, tokenSecret: await visitorTokenSecret(store) }),
       ruleEvaluator: createExpressionEvaluator({ warn: (message, expression) => logger.warn({ expression }, message) }),
       bootstrap,
       redis,
@@ -80,12 +80,12 @@ export async function createService(config: ServiceConfig = {}): Promise<Service
         closed = true;
         await app.close();
         await jobs.stop();
-        await db.destroy();
+        await store.destroy();
         if (redis) await redis.quit().catch(() => redis?.disconnect());
       },
     };
   } catch (err) {
-    await db.destroy().catch(() => undefined);
+    await store.destroy().catch(() => undefined);
     redis?.disconnect();
     throw err;
   }

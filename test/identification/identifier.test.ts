@@ -4,11 +4,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
-import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createIdentifier, deleteVisitorIdentity, type IdentifyInput, type Identifier } from '../../src/service/identification/identifier.js';
-import { migrateToLatest, openDatabase } from '../../src/service/store/database.js';
-import type { Database } from '../../src/service/store/schema.js';
+import { createIdentifier, type IdentifyInput, type Identifier } from '../../src/service/identification/identifier.js';
+import { kyselyOf, openStore, type Store } from '../../src/service/store/index.js';
+import { deleteVisitor } from '../../src/service/store/visitors.js';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../helpers/test-service.js';
 import { iphone, macSafari, upgradeChrome, windowsChrome } from './fixtures.js';
 
@@ -16,7 +15,7 @@ const DAY = 24 * 3600 * 1000;
 
 describe.each(ENGINES)('createIdentifier on %s', (engine) => {
   let testDb: TestDatabase;
-  let db: Kysely<Database>;
+  let store: Store;
   let identifier: Identifier;
   const secret = randomBytes(32);
   const workspaceId = `ws_${randomBytes(6).toString('hex')}`;
@@ -24,13 +23,12 @@ describe.each(ENGINES)('createIdentifier on %s', (engine) => {
 
   beforeAll(async () => {
     testDb = await createTestDatabase(engine);
-    const opened = openDatabase({ dataDir: testDb.config.dataDir ?? '', ...(testDb.config.databaseUrl ? { databaseUrl: testDb.config.databaseUrl } : {}) });
-    db = opened.db;
-    await migrateToLatest(db);
-    identifier = createIdentifier({ db, engine, tokenSecret: secret });
+    store = openStore({ dataDir: testDb.config.dataDir ?? '', ...(testDb.config.databaseUrl ? { databaseUrl: testDb.config.databaseUrl } : {}) });
+    await store.migrate();
+    identifier = createIdentifier({ store, tokenSecret: secret });
   });
   afterAll(async () => {
-    await db?.destroy();
+    await store?.destroy();
     await testDb?.drop();
   });
 
@@ -82,7 +80,7 @@ describe.each(ENGINES)('createIdentifier on %s', (engine) => {
     const attacker = { ...windowsChrome(), fonts: ['Attacker Font'] };
 
     const forged = await new SignJWT({ wid: workspaceId }).setProtectedHeader({ alg: 'HS256' }).setSubject(victim.visitorId).setIssuedAt().sign(randomBytes(32));
-    const foreign = (await createIdentifier({ db, engine, tokenSecret: secret }).identify(visit({ workspaceId: 'ws_other', signals: attacker }))).token;
+    const foreign = (await createIdentifier({ store, tokenSecret: secret }).identify(visit({ workspaceId: 'ws_other', signals: attacker }))).token;
     const [h, , sig] = victim.token.split('.');
     const tamperedPayload = Buffer.from(JSON.stringify({ wid: workspaceId, sub: victim.visitorId, iat: 1 })).toString('base64url');
     for (const token of [forged, foreign, `${h}.${tamperedPayload}.${sig}`, 'garbage', 'a.b.c']) {
@@ -95,12 +93,12 @@ describe.each(ENGINES)('createIdentifier on %s', (engine) => {
   it('forgets a deleted visitor: its token and its signals no longer resolve to it', async () => {
     const signals = { ...windowsChrome(), fonts: ['Deleted Visitor Font'] };
     const first = await identifier.identify(visit({ signals, ip: '198.18.9.10' }));
-    expect(await deleteVisitorIdentity(db, workspaceId, first.visitorId)).toBe(true);
-    expect(await deleteVisitorIdentity(db, workspaceId, first.visitorId)).toBe(false);
+    expect(await deleteVisitor(store, workspaceId, first.visitorId)).toBe(true);
+    expect(await deleteVisitor(store, workspaceId, first.visitorId)).toBe(false);
     const back = await identifier.identify(visit({ signals, token: first.token, ip: '198.18.9.10' }));
     expect(back.visitorId).not.toBe(first.visitorId);
     expect(back.visitorFound).toBe(false);
-    const rows = await db.selectFrom('visitor_keys').select('key').where('visitor_id', '=', first.visitorId).execute();
+    const rows = await kyselyOf(store).selectFrom('visitor_keys').select('key').where('visitor_id', '=', first.visitorId).execute();
     expect(rows).toHaveLength(0);
   });
 

@@ -51,7 +51,7 @@ describe.each(ENGINES)('Server API authentication (%s)', (engine) => {
     expectError(await call(t, method, path, { auth, key: 'no-such-key-000000000000' }), style, 'notFound');
     expectError(await call(t, method, path, { auth, key: t.keys.publicKey }), style, 'notFound');
     expectError(await call(t, method, path, { auth, key: t.keys.managementKey }), style, 'notFound');
-    const db = t.service.ctx.db;
+    const db = t.service.ctx.store;
     const key = await createApiKey(db, { workspaceId: t.workspaceId, environmentId: null, type: 'secret', name: 'soon off', now: T0 });
     expect((await call(t, method, path, { auth, key: key.token })).status).not.toBe(403);
     await setApiKeyStatus(db, key.id, 'disabled', T0);
@@ -70,16 +70,16 @@ describe.each(ENGINES)('Server API authentication (%s)', (engine) => {
   });
 
   it.each(ENDPOINTS)('$name: a workspace of another region -> 403 wrong region', async ({ method, path, auth, style }) => {
-    await setWorkspaceRegion(t.service.ctx.db, t.workspaceId, 'eu');
+    await setWorkspaceRegion(t.service.ctx.store, t.workspaceId, 'eu');
     try {
       expectError(await call(t, method, path, { auth }), style, 'region');
     } finally {
-      await setWorkspaceRegion(t.service.ctx.db, t.workspaceId, 'us');
+      await setWorkspaceRegion(t.service.ctx.store, t.workspaceId, 'us');
     }
   });
 
   it('per-key rate limit: 429, with Retry-After (seconds) on v3 only', async () => {
-    const db = t.service.ctx.db;
+    const db = t.service.ctx.store;
     const key = await createApiKey(db, { workspaceId: t.workspaceId, environmentId: null, type: 'secret', name: 'slow', rateLimit: 2, now: T0 });
     const burst = async (path: string, auth: 'v4' | 'v3') =>
       Promise.all(Array.from({ length: 8 }, () => call(t, 'GET', path, { auth, key: key.token })));
@@ -113,7 +113,7 @@ describe('per-key rate limit with Redis counters (postgres)', () => {
   });
 
   it('429 past the key limit, v3 with Retry-After', async () => {
-    const key = await createApiKey(t.service.ctx.db, { workspaceId: t.workspaceId, environmentId: null, type: 'secret', name: 'shared', rateLimit: 3, now: T0 });
+    const key = await createApiKey(t.service.ctx.store, { workspaceId: t.workspaceId, environmentId: null, type: 'secret', name: 'shared', rateLimit: 3, now: T0 });
     const results = await Promise.all(Array.from({ length: 10 }, () => call(t, 'GET', '/events/search', { key: key.token })));
     const limited = results.filter((r) => r.status === 429);
     expect(limited.length).toBeGreaterThan(0);

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { IdentifyResponse } from '../../src/protocol/index.js';
+import { kyselyOf } from '../../src/service/store/index.js';
 import { setWorkspaceDeletionEnabled } from '../../src/service/store/workspaces.js';
 import { identifyRequest, postIdentify } from '../helpers/identify-request.js';
 import { ENGINES, startTestService, type TestService } from '../helpers/test-service.js';
@@ -43,7 +44,7 @@ describe.each(ENGINES)('visitor deletion and retention (%s)', (engine) => {
 
   it('unknown visitor: 404 visitor_not_found (v3 VisitorNotFound); bad id: 400', async () => {
     const { t } = await start();
-    await setWorkspaceDeletionEnabled(t.service.ctx.db, t.workspaceId, true);
+    await setWorkspaceDeletionEnabled(t.service.ctx.store, t.workspaceId, true);
     const v4 = await call(t, 'DELETE', '/v4/visitors/nobody');
     expect(v4.status).toBe(404);
     expect(v4.body).toEqual({ error: { code: 'visitor_not_found', message: 'visitor not found' } });
@@ -55,7 +56,7 @@ describe.each(ENGINES)('visitor deletion and retention (%s)', (engine) => {
 
   it('deletes events of the last 10 days and the identity; older events stay; the browser gets a new visitor ID', async () => {
     const { t, clock } = await start();
-    await setWorkspaceDeletionEnabled(t.service.ctx.db, t.workspaceId, true);
+    await setWorkspaceDeletionEnabled(t.service.ctx.store, t.workspaceId, true);
 
     // The browser visits twice through ingestion; it keeps its visitor ID through its token.
     clock.set(T0 - 2 * HOUR);
@@ -96,13 +97,13 @@ describe.each(ENGINES)('visitor deletion and retention (%s)', (engine) => {
     expect(after.visitor_found).toBe(false);
 
     // The deletion record is done, with the count of events removed.
-    const record = await t.service.ctx.db.selectFrom('visitor_deletions').selectAll().executeTakeFirstOrThrow();
+    const record = await kyselyOf(t.service.ctx.store).selectFrom('visitor_deletions').selectAll().executeTakeFirstOrThrow();
     expect(record).toMatchObject({ visitor_id: visitorId, status: 'done', deleted_events: 3 });
   });
 
   it('at most 30 deletions per hour per workspace: 429 (v3 with Retry-After), free again an hour later', async () => {
     const { t, clock } = await start();
-    await setWorkspaceDeletionEnabled(t.service.ctx.db, t.workspaceId, true);
+    await setWorkspaceDeletionEnabled(t.service.ctx.store, t.workspaceId, true);
     await seed(t, Array.from({ length: 33 }, (_, i) => makeEvent(T0 - HOUR, `visH${i}`)));
 
     for (let i = 0; i < 30; i++) {
@@ -127,18 +128,18 @@ describe.each(ENGINES)('visitor deletion and retention (%s)', (engine) => {
 
   it('concurrent deletion requests never get past the hourly limit', async () => {
     const { t } = await start();
-    await setWorkspaceDeletionEnabled(t.service.ctx.db, t.workspaceId, true);
+    await setWorkspaceDeletionEnabled(t.service.ctx.store, t.workspaceId, true);
     await seed(t, Array.from({ length: 40 }, (_, i) => makeEvent(T0 - HOUR, `visC${i}`)));
     const results = await Promise.all(Array.from({ length: 40 }, (_, i) => call(t, 'DELETE', `/v4/visitors/visC${i}`)));
     expect(results.filter((r) => r.status === 200)).toHaveLength(30);
     expect(results.filter((r) => r.status === 429)).toHaveLength(10);
-    const rows = await t.service.ctx.db.selectFrom('visitor_deletions').select('id').execute();
+    const rows = await kyselyOf(t.service.ctx.store).selectFrom('visitor_deletions').select('id').execute();
     expect(rows).toHaveLength(30);
   });
 
   it('at most 500 deletions per day per workspace', async () => {
     const { t, clock } = await start();
-    await setWorkspaceDeletionEnabled(t.service.ctx.db, t.workspaceId, true);
+    await setWorkspaceDeletionEnabled(t.service.ctx.store, t.workspaceId, true);
     await seed(t, Array.from({ length: 501 }, (_, i) => makeEvent(T0 - HOUR, `visD${i}`)));
     // 21 per hour stays under the hourly limit; 500 of them fit in 23.8 hours.
     const step = 171_000;

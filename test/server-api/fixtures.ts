@@ -51,7 +51,7 @@ export function makeEvent(timestamp: number, visitorId: string, overrides: Parti
 export async function seed(t: TestService, events: V4Event[]): Promise<V4Event[]> {
   for (const event of events) {
     const stored: V4Event = { ...event, environment_id: event.environment_id ?? t.environmentId };
-    await insertEvent(t.service.ctx.db, stored, { workspaceId: t.workspaceId, environmentId: stored.environment_id! });
+    await insertEvent(t.service.ctx.store, stored, { workspaceId: t.workspaceId, environmentId: stored.environment_id! });
     Object.assign(event, stored);
   }
   return events;
@@ -114,6 +114,6 @@ export function newestFirst(a: V4Event, b: V4Event): number {
 
 /** Tests fire hundreds of requests a second: lift the secret key's rate limit (tested apart). */
 export async function liftRateLimit(t: TestService, token = t.keys.secretKey): Promise<void> {
-  const key = await findApiKeyByToken(t.service.ctx.db, token);
-  await setApiKeyRateLimit(t.service.ctx.db, key!.id, 1_000_000);
+  const key = await findApiKeyByToken(t.service.ctx.store, token);
+  await setApiKeyRateLimit(t.service.ctx.store, key!.id, 1_000_000);
 }

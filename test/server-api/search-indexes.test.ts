@@ -5,9 +5,10 @@
  */
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { searchQuery } from '../../src/service/server-api/event-search.js';
+import { searchQuery } from '../../src/service/store/event-search.js';
 import { parseEventSearch } from '../../src/service/server-api/search-filter.js';
 import { eventColumns } from '../../src/service/store/events.js';
+import { kyselyOf } from '../../src/service/store/index.js';
 import { ENGINES, startTestService, type TestService } from '../helpers/test-service.js';
 import { DAY, makeEvent, manualClock, T0 } from './fixtures.js';
 
@@ -19,7 +20,7 @@ describe.each(ENGINES)('search indexes (%s)', (engine) => {
 
   beforeAll(async () => {
     t = await startTestService({ engine, clock: manualClock().now });
-    const db = t.service.ctx.db;
+    const db = kyselyOf(t.service.ctx.store);
     const ids = { workspaceId: t.workspaceId, environmentId: t.environmentId };
     for (let n = 0; n < EVENTS; n += 500) {
       const rows = Array.from({ length: 500 }, (_, i) => {
@@ -46,7 +47,7 @@ describe.each(ENGINES)('search indexes (%s)', (engine) => {
   });
 
   async function plan(query: string): Promise<string> {
-    const db = t.service.ctx.db;
+    const db = kyselyOf(t.service.ctx.store);
     const search = parseEventSearch(Object.fromEntries(new URLSearchParams(query)), T0);
     const compiled = searchQuery(db, t.workspaceId, search, undefined, search.limit + 1, true).compile();
     const explain = engine === 'sqlite' ? 'EXPLAIN QUERY PLAN ' : 'EXPLAIN ';

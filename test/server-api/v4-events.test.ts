@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { V4Event } from '../../src/events/v4-event.js';
 import { createApiKey } from '../../src/service/store/api-keys.js';
 import { insertEvent } from '../../src/service/store/events.js';
+import { kyselyOf } from '../../src/service/store/index.js';
 import { createEnvironment, createWorkspace } from '../../src/service/store/workspaces.js';
 import { ENGINES, startTestService, type TestService } from '../helpers/test-service.js';
 import { call, DAY, liftRateLimit, makeEvent, manualClock, seed, T0 } from './fixtures.js';
@@ -35,7 +36,7 @@ describe.each(ENGINES)('v4 get and update an event (%s)', (engine) => {
   });
 
   it("another workspace's event is invisible (404) and its key cannot see ours", async () => {
-    const db = t.service.ctx.db;
+    const db = t.service.ctx.store;
     const ws = await createWorkspace(db, { name: 'other', region: 'us', now: T0 });
     const env = await createEnvironment(db, { workspaceId: ws.id, name: 'prod', now: T0 });
     const key = await createApiKey(db, { workspaceId: ws.id, environmentId: null, type: 'secret', name: 'srv', now: T0 });
@@ -129,7 +130,7 @@ describe.each(ENGINES)('v4 get and update an event (%s)', (engine) => {
   it('an internal failure is a 500 `failed`, never a partial payload', async () => {
     const [event] = await seed(t, [makeEvent(T0 - 4000, 'visBroken')]);
     // A damaged stored row: the update cannot read it.
-    await t.service.ctx.db.updateTable('events').set({ payload: '{"event_id": broken' }).where('event_id', '=', event!.event_id).execute();
+    await kyselyOf(t.service.ctx.store).updateTable('events').set({ payload: '{"event_id": broken' }).where('event_id', '=', event!.event_id).execute();
     const res = await call(t, 'PATCH', `/v4/events/${event!.event_id}`, { body: { suspect: true } });
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ error: { code: 'failed', message: 'internal server error' } });

@@ -14,7 +14,7 @@ describe.each(ENGINES)('GET /v4/events search (%s)', (engine) => {
   beforeAll(async () => {
     t = await startTestService({ engine, clock: manualClock().now });
     await liftRateLimit(t);
-    otherEnv = (await createEnvironment(t.service.ctx.db, { workspaceId: t.workspaceId, name: 'staging', now: T0 })).id;
+    otherEnv = (await createEnvironment(t.service.ctx.store, { workspaceId: t.workspaceId, name: 'staging', now: T0 })).id;
     const lacking = makeEvent(T0 - 3 * DAY, 'visD');
     delete lacking.bot;
     delete lacking.incognito;

@@ -95,12 +95,12 @@ describe.each(ENGINES)('Server API clients against the service (%s)', (engine) =
       await seed(t, [makeEvent(T0 - MIN, 'visToDelete')]);
       const off = await rejection(client.deleteVisitor('visToDelete'));
       expect(off).toMatchObject({ status: 403, code: 'feature_not_enabled' });
-      await setWorkspaceDeletionEnabled(t.service.ctx.db, t.workspaceId, true);
+      await setWorkspaceDeletionEnabled(t.service.ctx.store, t.workspaceId, true);
       try {
         await expect(client.deleteVisitor('visToDelete')).resolves.toBeUndefined();
         expect(await rejection(client.deleteVisitor('visNobody'))).toMatchObject({ status: 404, code: 'visitor_not_found' });
       } finally {
-        await setWorkspaceDeletionEnabled(t.service.ctx.db, t.workspaceId, false);
+        await setWorkspaceDeletionEnabled(t.service.ctx.store, t.workspaceId, false);
       }
     });
 
@@ -171,7 +171,7 @@ describe.each(ENGINES)('Server API clients against the service (%s)', (engine) =
     });
 
     it('429 carries retryAfter; with retry enabled the client waits Retry-After and succeeds', async () => {
-      const key = await createApiKey(t.service.ctx.db, { workspaceId: t.workspaceId, environmentId: null, type: 'secret', name: 'one per second', rateLimit: 1, now: T0 });
+      const key = await createApiKey(t.service.ctx.store, { workspaceId: t.workspaceId, environmentId: null, type: 'secret', name: 'one per second', rateLimit: 1, now: T0 });
       const noRetry = new LegacyServerApiClient({ apiKey: key.token, baseUrl: t.url });
       const results = await Promise.allSettled([1, 2, 3].map(() => noRetry.getVisits('visEven')));
       const limited = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason as ServerApiError);

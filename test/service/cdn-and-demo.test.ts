@@ -76,14 +76,14 @@ describe.each(ENGINES)('CDN route and demo page (%s)', (engine) => {
   });
 
   it('answers 404 with a JSON error for unknown, secret and disabled keys', async () => {
-    const disabled = await createApiKey(t.service.ctx.db, {
+    const disabled = await createApiKey(t.service.ctx.store, {
       workspaceId: t.workspaceId,
       environmentId: t.environmentId,
       type: 'public',
       name: 'off',
       now: Date.now(),
     });
-    await setApiKeyStatus(t.service.ctx.db, disabled.id, 'disabled', Date.now());
+    await setApiKeyStatus(t.service.ctx.store, disabled.id, 'disabled', Date.now());
     for (const key of ['unknownKey123', t.keys.secretKey, disabled.token]) {
       for (const path of [`/v4/${key}`, `/v4/${key}/iife.js`]) {
         const res = await fetch(t.url + path);

@@ -23,7 +23,7 @@ describe.each(ENGINES)('group commit (%s)', (engine) => {
 
   /** Stored events as another connection sees them: committed data only. */
   async function committedCount(): Promise<number> {
-    if (engine === 'postgres') return countEvents(t.service.ctx.db, t.workspaceId);
+    if (engine === 'postgres') return countEvents(t.service.ctx.store, t.workspaceId);
     const other = new SQLite(join(t.service.ctx.config.dataDir, SQLITE_FILE_NAME), { readonly: true });
     try {
       return (other.prepare('select count(*) as n from events where workspace_id = ?').get(t.workspaceId) as { n: number }).n;
@@ -33,7 +33,7 @@ describe.each(ENGINES)('group commit (%s)', (engine) => {
   }
 
   it('each concurrent insert is committed when it resolves; a failing one fails alone', async () => {
-    const db = t.service.ctx.db;
+    const db = t.service.ctx.store;
     const ids = { workspaceId: t.workspaceId, environmentId: t.environmentId };
     const stored = makeEvent(T0, 'visitor-a');
     await insertEvent(db, stored, ids);
@@ -62,7 +62,7 @@ describe.each(ENGINES)('retention (%s)', (engine) => {
   });
 
   it('purges events older than the retention period and keeps newer ones', async () => {
-    const db = t.service.ctx.db;
+    const db = t.service.ctx.store;
     const ids = { workspaceId: t.workspaceId, environmentId: t.environmentId };
     await Promise.all([
       insertEvent(db, makeEvent(T0 - 91 * DAY, 'old-1'), ids),

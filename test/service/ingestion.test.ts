@@ -8,13 +8,14 @@ import type { V4Event } from '../../src/events/v4-event.js';
 import { createApiKey, setApiKeyStatus } from '../../src/service/store/api-keys.js';
 import { countEvents, getEvent } from '../../src/service/store/events.js';
 import { insertFilteringRule } from '../../src/service/store/filtering-rules.js';
+import { kyselyOf } from '../../src/service/store/index.js';
 import { setWorkspaceRegion } from '../../src/service/store/workspaces.js';
 import { identifyRequest, postIdentify, sampleSignals } from '../helpers/identify-request.js';
 import { ENGINES, startTestService, type TestService } from '../helpers/test-service.js';
 
 describe.each(ENGINES)('ingestion (%s)', (engine) => {
   let t: TestService;
-  const db = () => t.service.ctx.db;
+  const db = () => t.service.ctx.store;
   const now = () => Date.now();
 
   beforeAll(async () => {
@@ -172,7 +173,7 @@ describe.each(ENGINES)('ingestion (%s)', (engine) => {
 
   it('applies filtering rules in order: the first enabled match decides', async () => {
     // A separate environment keeps these rules away from the other tests.
-    const env = await t.service.ctx.db
+    const env = await kyselyOf(t.service.ctx.store)
       .insertInto('environments')
       .values({ id: `ae_rules${engine}`, workspace_id: t.workspaceId, name: 'rules', created_at: now() })
       .returning('id')
@@ -273,10 +274,10 @@ describe.each(ENGINES)('client IP behind a proxy (%s)', (engine) => {
       const headers = { 'X-Forwarded-For': '203.0.113.5, 10.0.0.1' };
       const a = await postIdentify(direct.url, identifyRequest(direct.keys.publicKey), { headers });
       const b = await postIdentify(proxied.url, identifyRequest(proxied.keys.publicKey), { headers });
-      expect((await getEvent(direct.service.ctx.db, direct.workspaceId, a.json.event_id))?.ip_address).toBe('127.0.0.1');
-      expect((await getEvent(proxied.service.ctx.db, proxied.workspaceId, b.json.event_id))?.ip_address).toBe('203.0.113.5');
+      expect((await getEvent(direct.service.ctx.store, direct.workspaceId, a.json.event_id))?.ip_address).toBe('127.0.0.1');
+      expect((await getEvent(proxied.service.ctx.store, proxied.workspaceId, b.json.event_id))?.ip_address).toBe('203.0.113.5');
 
-      await insertFilteringRule(proxied.service.ctx.db, {
+      await insertFilteringRule(proxied.service.ctx.store, {
         environmentId: proxied.environmentId,
         name: 'documentation network',
         expression: "http.request.ip in cidr('203.0.113.0/24')",

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createService, type Service } from '../../src/service/index.js';
 import { createApiKey } from '../../src/service/store/api-keys.js';
 import { countEvents } from '../../src/service/store/events.js';
+import { kyselyOf } from '../../src/service/store/index.js';
 import { identifyRequest, postIdentify } from '../helpers/identify-request.js';
 import {
   createRedisPrefix,
@@ -37,7 +38,7 @@ describe.each(ENGINES)('restart on existing data (%s)', (engine) => {
     try {
       expect(second.firstStart).toBe(false);
       expect(second.bootstrap).toEqual(first.bootstrap);
-      expect(await countEvents(second.ctx.db)).toBe(1);
+      expect(await countEvents(second.ctx.store)).toBe(1);
       const url2 = await second.listen();
       // The visitor token signed before the restart still resolves: the signing secret is stored.
       const again = await postIdentify(url2, identifyRequest(second.bootstrap.publicKey, { token: identified.json.token }));
@@ -74,7 +75,7 @@ describe('several instances on one PostgreSQL database with Redis counters', () 
   it('bootstraps once and shares the data', async () => {
     expect(a.bootstrap).toEqual(b.bootstrap);
     expect([a.firstStart, b.firstStart].filter(Boolean)).toHaveLength(1);
-    const keys = await a.ctx.db.selectFrom('api_keys').select('id').execute();
+    const keys = await kyselyOf(a.ctx.store).selectFrom('api_keys').select('id').execute();
     expect(keys).toHaveLength(3);
 
     const viaA = await postIdentify(urlA, identifyRequest(a.bootstrap.publicKey));
@@ -84,7 +85,7 @@ describe('several instances on one PostgreSQL database with Redis counters', () 
   });
 
   it("counts a key's requests across instances in Redis", async () => {
-    const key = await createApiKey(a.ctx.db, {
+    const key = await createApiKey(a.ctx.store, {
       workspaceId: a.bootstrap.workspaceId,
       environmentId: a.bootstrap.environmentId,
       type: 'public',

@@ -42,7 +42,7 @@ describe.each(ENGINES)('graceful shutdown (%s)', (engine) => {
       expect(response).toMatch(/^HTTP\/1\.1 200 /);
       expect(response).toContain('"visitor_id"');
       expect(response.toLowerCase()).toContain('connection: close');
-      expect(await countEvents(service.ctx.db)).toBe(1);
+      expect(await countEvents(service.ctx.store)).toBe(1);
     } finally {
       await service.close();
       await database.drop();

@@ -32,7 +32,7 @@ describe.each(ENGINES)('velocity over time (%s)', (engine) => {
     const d = await at(start, { token: c.token, linked_id: 'L1' });
     expect(new Set([a.visitor_id, b.visitor_id, c.visitor_id, d.visitor_id]).size).toBe(1);
 
-    const event = (await getEvent(t.service.ctx.db, t.workspaceId, d.event_id)) as V4Event;
+    const event = (await getEvent(t.service.ctx.store, t.workspaceId, d.event_id)) as V4Event;
     expect(event.timestamp).toBe(start);
     expect(event.velocity).toEqual({
       events: { '5_minutes': 1, '1_hour': 2, '24_hours': 3 },
@@ -56,7 +56,7 @@ describe.each(ENGINES)('velocity over time (%s)', (engine) => {
     const replay = await postIdentify(t.url, body);
     now += 25 * HOUR;
     const late = await postIdentify(t.url, body);
-    const replayed = async (id: string) => ((await getEvent(t.service.ctx.db, t.workspaceId, id)) as V4Event).replayed;
+    const replayed = async (id: string) => ((await getEvent(t.service.ctx.store, t.workspaceId, id)) as V4Event).replayed;
     expect(await replayed(original.json.event_id)).toBe(false);
     expect(await replayed(replay.json.event_id)).toBe(true);
     expect(await replayed(late.json.event_id)).toBe(false);
@@ -81,7 +81,7 @@ describe.each(ENGINES)('velocity across visitors, IPs and linked IDs (%s)', (eng
       expect(res.status).toBe(200);
       return res.json;
     };
-    const velocityOf = async (eventId: string) => ((await getEvent(t.service.ctx.db, t.workspaceId, eventId)) as V4Event).velocity;
+    const velocityOf = async (eventId: string) => ((await getEvent(t.service.ctx.store, t.workspaceId, eventId)) as V4Event).velocity;
     const other = sampleSignals({ platform: 'Linux x86_64', hardware_concurrency: 4, device_memory: 4, architecture: 127 });
 
     const a1 = await at(start - 2 * HOUR, '10.0.0.1', { linked_id: 'L' });

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import { packageRoot } from '../package-root.js';
-import { findApiKeyWithRegion } from '../store/api-keys.js';
+import { findApiKeyWithRegionCached } from '../store/api-keys.js';
 import { BUNDLE_FILES, createBundleCache, type BundleFormat } from './agent-bundle.js';
 
 export const CDN_CACHE_CONTROL = 'public, max-age=3600, stale-while-revalidate=86400';
@@ -26,7 +26,7 @@ export async function cdnRoutes(app: FastifyInstance, opts: { ctx: ServiceContex
   const serve = async (format: BundleFormat, request: FastifyRequest<{ Params: { key: string } }>, reply: FastifyReply) => {
     void reply.header('Access-Control-Allow-Origin', '*').header('Cross-Origin-Resource-Policy', 'cross-origin');
     const apiKey = request.params.key;
-    const key = await findApiKeyWithRegion(ctx.db, apiKey);
+    const key = await findApiKeyWithRegionCached(ctx.store, apiKey);
     if (!key || key.type !== 'public' || key.status !== 'enabled') {
       return reply.code(404).send({
         error: { code: 'public_api_key_not_found', message: 'no enabled public API key matches this URL' },

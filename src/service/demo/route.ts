@@ -26,7 +26,7 @@ export async function demoRoutes(app: FastifyInstance, opts: { ctx: ServiceConte
     '/demo/events',
     { schema: { querystring: { type: 'object', properties: { visitor_id: { type: 'string', minLength: 1, maxLength: 128 } }, required: ['visitor_id'] } } },
     async (request, reply) => {
-      const events = await listRecentVisitorEvents(ctx.db, {
+      const events = await listRecentVisitorEvents(ctx.store, {
         workspaceId: ctx.bootstrap.workspaceId,
         visitorId: request.query.visitor_id!,
         limit: DEMO_EVENTS_LIMIT,

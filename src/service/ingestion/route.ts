@@ -15,14 +15,14 @@ import {
 import type { ServiceContext } from '../context.js';
 import { buildEvent } from '../event-building/build-event.js';
 import { REPLAY_WINDOW_MS, requestHash } from '../event-building/request-hash.js';
+import { computeVelocity } from '../event-building/velocity.js';
 import { decide } from '../filtering/first-match.js';
 import { buildRuleRequest } from '../filtering/rule-request.js';
-import { findApiKeyWithRegion } from '../store/api-keys.js';
+import { findApiKeyWithRegionCached } from '../store/api-keys.js';
 import { insertEvent } from '../store/events.js';
 import { listFilteringRulesCached } from '../store/filtering-rules.js';
 import { newEventId } from '../store/ids.js';
 import { readRecentActivity } from '../store/recent-activity.js';
-import { computeVelocity } from '../store/velocity.js';
 import { normaliseIp } from './client-ip.js';
 import { allowAnyOrigin, answerPreflight } from './cors.js';
 import { IngestionError, sendIngestionError } from './errors.js';
@@ -69,7 +69,7 @@ export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: Service
       return sendIngestionError(reply, 'request_cannot_be_parsed', `invalid request: tags exceed ${MAX_TAGS_JSON_BYTES} bytes of JSON`);
     }
     if (!body.api_key) return sendIngestionError(reply, 'public_api_key_required', 'public API key is missing or empty');
-    const key = await findApiKeyWithRegion(ctx.db, body.api_key);
+    const key = await findApiKeyWithRegionCached(ctx.store, body.api_key);
     // A secret or management key in a page is refused like an unknown one: it must not work there.
     if (!key || key.type !== 'public' || !key.environment_id) {
       return sendIngestionError(reply, 'public_api_key_not_found', 'no workspace found for specified public API key');
@@ -87,7 +87,7 @@ export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: Service
     }
 
     const environmentId = key.environment_id;
-    const rules = await listFilteringRulesCached(ctx.db, environmentId);
+    const rules = await listFilteringRulesCached(ctx.store, environmentId);
     if (rules.length > 0) {
       const ruleRequest = buildRuleRequest({ ip, headers: request.headers, sdkPlatform: body.sdk.platform, sdkVersion: body.sdk.version });
       const decision = decide(rules, ctx.ruleEvaluator, ruleRequest);
@@ -111,7 +111,7 @@ export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: Service
 
     const hash = requestHash(body);
     const recent = { workspaceId: key.workspace_id, visitorId: outcome.visitorId, ip, linkedId: body.linked_id, now };
-    const activity = await readRecentActivity(ctx.db, { ...recent, requestHash: hash, replaySince: now - REPLAY_WINDOW_MS });
+    const activity = await readRecentActivity(ctx.store, { ...recent, requestHash: hash, replaySince: now - REPLAY_WINDOW_MS });
     const velocity = computeVelocity(activity, recent);
     const event = buildEvent({
       eventId: newEventId(now),
@@ -124,7 +124,7 @@ export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: Service
       velocity,
       replayed: activity.replayed,
     });
-    await insertEvent(ctx.db, event, { workspaceId: key.workspace_id, environmentId, requestHash: hash });
+    await insertEvent(ctx.store, event, { workspaceId: key.workspace_id, environmentId, requestHash: hash });
 
     const response: IdentifyResponse = {
       v: PROTOCOL_VERSION,

@@ -5,7 +5,7 @@
 import type { ServiceContext } from '../context.js';
 import { executeScheduledDeletions, pruneDeletionRecords } from '../server-api/visitor-deletion.js';
 import { purgeExpiredEvents } from './retention.js';
-import { refreshPlannerStatistics } from './statistics.js';
+import { refreshPlannerStatistics } from '../store/statistics.js';
 
 export interface BackgroundJobs {
   /** One full pass; concurrent calls share the pass already running. */
@@ -19,7 +19,7 @@ export const JOBS_INTERVAL_MS = 10_000;
 const STATISTICS_INTERVAL_MS = 10 * 60 * 1000;
 
 export function startBackgroundJobs(
-  ctx: Pick<ServiceContext, 'db' | 'engine' | 'clock' | 'config' | 'logger'>,
+  ctx: Pick<ServiceContext, 'store' | 'clock' | 'config' | 'logger'>,
   opts: { intervalMs?: number; timer?: boolean } = {},
 ): BackgroundJobs {
   let running: Promise<void> | undefined;
@@ -30,12 +30,12 @@ export function startBackgroundJobs(
 
   const pass = async (): Promise<void> => {
     const now = ctx.clock();
-    const deletions = await executeScheduledDeletions(ctx.db, now);
-    await pruneDeletionRecords(ctx.db, now);
-    const purged = await purgeExpiredEvents(ctx.db, now, ctx.config.retentionDays);
+    const deletions = await executeScheduledDeletions(ctx.store, now);
+    await pruneDeletionRecords(ctx.store, now);
+    const purged = await purgeExpiredEvents(ctx.store, now, ctx.config.retentionDays);
     if (Date.now() - statisticsAt >= STATISTICS_INTERVAL_MS) {
       statisticsAt = Date.now();
-      await refreshPlannerStatistics(ctx.db, ctx.engine);
+      await refreshPlannerStatistics(ctx.store);
     }
     if (deletions > 0 || purged > 0) {
       ctx.logger.info({ deletions, purged }, 'background jobs: visitors deleted, expired events purged');

@@ -5,6 +5,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
+import { findApiKeyWithRegion } from '../store/api-keys.js';
 import { ApiError, ERRORS } from './errors.js';
 
 export interface Caller {
@@ -25,18 +26,14 @@ function presentedKey(request: FastifyRequest, version: 'v4' | 'v3'): string | u
 }
 
 async function authenticate(
-  ctx: Pick<ServiceContext, 'db' | 'config' | 'rateLimiter'>,
+  ctx: Pick<ServiceContext, 'store' | 'config' | 'rateLimiter'>,
   request: FastifyRequest,
   version: 'v4' | 'v3',
 ): Promise<Caller> {
   const token = presentedKey(request, version);
   if (token === undefined) throw new ApiError(ERRORS.keyRequired);
-  const key = await ctx.db
-    .selectFrom('api_keys')
-    .innerJoin('workspaces', 'workspaces.id', 'api_keys.workspace_id')
-    .select(['api_keys.id', 'api_keys.workspace_id', 'api_keys.type', 'api_keys.status', 'api_keys.rate_limit', 'workspaces.region'])
-    .where('api_keys.token', '=', token)
-    .executeTakeFirst();
+  // Uncached: a key disabled anywhere is refused on its next request.
+  const key = await findApiKeyWithRegion(ctx.store, token);
   // A public or management key, or a disabled one, is no valid secret key: same answer as unknown.
   if (key === undefined || key.type !== 'secret' || key.status !== 'enabled') throw new ApiError(ERRORS.keyNotFound);
   if (key.region !== ctx.config.region) throw new ApiError(ERRORS.wrongRegion);
@@ -62,7 +59,7 @@ export interface Authenticator {
 /** Bound of the token -> workspace memo; past it the memo starts over. */
 const MAX_REMEMBERED_KEYS = 10_000;
 
-export function createAuthenticator(ctx: Pick<ServiceContext, 'db' | 'config' | 'rateLimiter'>): Authenticator {
+export function createAuthenticator(ctx: Pick<ServiceContext, 'store' | 'config' | 'rateLimiter'>): Authenticator {
   const workspaceOfToken = new Map<string, string>();
   const check = async (request: FastifyRequest, version: 'v4' | 'v3'): Promise<Caller> => {
     const caller = await authenticate(ctx, request, version);

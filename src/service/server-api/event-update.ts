@@ -3,12 +3,11 @@
  * stored payload and its mirrored columns are rewritten together, and events older than
  * 10 days are immutable (409 `state_not_ready`).
  */
-import type { Kysely } from 'kysely';
 import type { V4Event } from '../../events/v4-event.js';
 import { MAX_LINKED_ID_LENGTH, MAX_TAGS_JSON_BYTES, type TagValue } from '../../protocol/index.js';
 import type { EventUpdate } from '../../server/server-api-types.js';
-import { eventColumns } from '../store/events.js';
-import type { Database } from '../store/schema.js';
+import { findEventForUpdate, replaceEventPayload } from '../store/events.js';
+import type { Store } from '../store/index.js';
 import { ApiError, ERRORS, invalid } from './errors.js';
 
 export const UPDATE_MAX_AGE_MS = 10 * 24 * 60 * 60 * 1000;
@@ -67,30 +66,24 @@ export function applyEventUpdate(event: V4Event, update: EventUpdate): V4Event {
 }
 
 export async function updateEvent(
-  db: Kysely<Database>,
+  store: Store,
   opts: { workspaceId: string; eventId: string; update: EventUpdate; now: number },
 ): Promise<void> {
   // Compare-and-set on the payload: a concurrent update of the same event makes the write
   // match nothing, and the update is applied again on top of the newer payload.
   for (let attempt = 0; attempt < 5; attempt++) {
-    const row = await db
-      .selectFrom('events')
-      .select(['payload', 'environment_id', 'timestamp'])
-      .where('workspace_id', '=', opts.workspaceId)
-      .where('event_id', '=', opts.eventId)
-      .executeTakeFirst();
+    const row = await findEventForUpdate(store, opts.workspaceId, opts.eventId);
     if (row === undefined) throw new ApiError(ERRORS.eventNotFound);
     if (opts.now - row.timestamp > UPDATE_MAX_AGE_MS) throw new ApiError(ERRORS.stateNotReady);
     const next = applyEventUpdate(JSON.parse(row.payload) as V4Event, opts.update);
-    const columns = eventColumns(next, { workspaceId: opts.workspaceId, environmentId: row.environment_id });
-    const result = await db
-      .updateTable('events')
-      .set({ linked_id: columns.linked_id, suspect: columns.suspect, payload: columns.payload })
-      .where('workspace_id', '=', opts.workspaceId)
-      .where('event_id', '=', opts.eventId)
-      .where('payload', '=', row.payload)
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) > 0) return;
+    const replaced = await replaceEventPayload(store, {
+      workspaceId: opts.workspaceId,
+      eventId: opts.eventId,
+      environmentId: row.environment_id,
+      previousPayload: row.payload,
+      event: next,
+    });
+    if (replaced) return;
   }
   throw new ApiError(ERRORS.failed, 'the event is being updated concurrently, try again');
 }

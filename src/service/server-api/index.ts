@@ -11,8 +11,6 @@ import { ApiError, ERRORS, errorBody, type ErrorDialect } from './errors.js';
 import { registerV3Routes } from './routes-v3.js';
 import { registerV4Routes } from './routes-v4.js';
 
-export type { ServerApiTables } from './tables.js';
-
 function toApiError(error: FastifyError | ApiError | Error): ApiError | undefined {
   if (error instanceof ApiError) return error;
   const status = (error as FastifyError).statusCode;

@@ -10,7 +10,7 @@ import type { LegacySearchEventsResponse } from '../../server/server-api-types.j
 import type { ServiceContext } from '../context.js';
 import type { Authenticator } from './auth.js';
 import { ApiError, ERRORS } from './errors.js';
-import { getEventPayload } from './event-payload.js';
+import { getEventPayload } from '../store/events.js';
 import { searchEvents } from './event-search.js';
 import { parseEventUpdate, updateEvent } from './event-update.js';
 import { parseId, parseIntParam, parseStringParam, single, type RawQuery } from './params.js';
@@ -36,13 +36,13 @@ export function registerV3Routes(app: FastifyInstance, ctx: ServiceContext, auth
       requestId: parseStringParam(query, 'request_id', 64),
       linkedId: parseStringParam(query, 'linked_id', 256),
     };
-    return auth.read(request, 'v3', (workspaceId) => visitorHistory(ctx.db, workspaceId, lookup));
+    return auth.read(request, 'v3', (workspaceId) => visitorHistory(ctx.store, workspaceId, lookup));
   });
 
   app.get('/events/search', { config }, async (request): Promise<LegacySearchEventsResponse> => {
     const search = parseEventSearch(request.query as RawQuery, ctx.clock(), ['pagination_key', 'paginationKey']);
     delete search.totalHits; // not part of v3
-    const page = await auth.read(request, 'v3', (workspaceId) => searchEvents(ctx.db, workspaceId, search));
+    const page = await auth.read(request, 'v3', (workspaceId) => searchEvents(ctx.store, workspaceId, search));
     const response: LegacySearchEventsResponse = {
       events: page.payloads.map((p) => toV3Event(JSON.parse(p) as V4Event)),
     };
@@ -52,7 +52,7 @@ export function registerV3Routes(app: FastifyInstance, ctx: ServiceContext, auth
 
   app.get<{ Params: IdParams }>('/events/:request_id', { config }, async (request) => {
     const requestId = parseId(request.params.request_id, 'request_id');
-    const payload = await auth.read(request, 'v3', (workspaceId) => getEventPayload(ctx.db, workspaceId, requestId));
+    const payload = await auth.read(request, 'v3', (workspaceId) => getEventPayload(ctx.store, workspaceId, requestId));
     if (payload === undefined) throw new ApiError(ERRORS.eventNotFound);
     return toV3Event(JSON.parse(payload) as V4Event);
   });
@@ -61,14 +61,14 @@ export function registerV3Routes(app: FastifyInstance, ctx: ServiceContext, auth
     const caller = await auth.authenticate(request, 'v3');
     const eventId = parseId(request.params.request_id, 'request_id');
     const update = parseEventUpdate(request.body, 'v3');
-    await updateEvent(ctx.db, { workspaceId: caller.workspaceId, eventId, update, now: ctx.clock() });
+    await updateEvent(ctx.store, { workspaceId: caller.workspaceId, eventId, update, now: ctx.clock() });
     return reply.code(200).send();
   });
 
   app.delete<{ Params: IdParams }>('/visitors/:visitor_id', { config }, async (request, reply) => {
     const caller = await auth.authenticate(request, 'v3');
     const visitorId = parseId(request.params.visitor_id, 'visitor_id');
-    await scheduleVisitorDeletion(ctx.db, ctx.engine, { workspaceId: caller.workspaceId, visitorId, now: ctx.clock() });
+    await scheduleVisitorDeletion(ctx.store, { workspaceId: caller.workspaceId, visitorId, now: ctx.clock() });
     return reply.code(200).send();
   });
 }

@@ -5,7 +5,7 @@ import { MAX_REQUEST_BYTES } from '../../protocol/index.js';
 import type { Authenticator } from './auth.js';
 import { ApiError, ERRORS } from './errors.js';
 import { parseEventUpdate, updateEvent } from './event-update.js';
-import { getEventPayload } from './event-payload.js';
+import { getEventPayload } from '../store/events.js';
 import { searchEvents } from './event-search.js';
 import { parseId, type RawQuery } from './params.js';
 import { parseEventSearch } from './search-filter.js';
@@ -26,7 +26,7 @@ export function registerV4Routes(app: FastifyInstance, ctx: ServiceContext, auth
 
   app.get('/v4/events', { config }, async (request, reply) => {
     const search = parseEventSearch(request.query as RawQuery, ctx.clock());
-    const page = await auth.read(request, 'v4', (workspaceId) => searchEvents(ctx.db, workspaceId, search));
+    const page = await auth.read(request, 'v4', (workspaceId) => searchEvents(ctx.store, workspaceId, search));
     page.payloads.forEach(assertStoredJson);
     // Payloads are stored as the event JSON: spliced in as they are, never re-serialised.
     let body = `{"events":[${page.payloads.join(',')}]`;
@@ -37,7 +37,7 @@ export function registerV4Routes(app: FastifyInstance, ctx: ServiceContext, auth
 
   app.get<{ Params: IdParams }>('/v4/events/:event_id', { config }, async (request, reply) => {
     const eventId = parseId(request.params.event_id, 'event_id');
-    const payload = await auth.read(request, 'v4', (workspaceId) => getEventPayload(ctx.db, workspaceId, eventId));
+    const payload = await auth.read(request, 'v4', (workspaceId) => getEventPayload(ctx.store, workspaceId, eventId));
     if (payload === undefined) throw new ApiError(ERRORS.eventNotFound);
     assertStoredJson(payload);
     return reply.type('application/json; charset=utf-8').send(payload);
@@ -50,7 +50,7 @@ export function registerV4Routes(app: FastifyInstance, ctx: ServiceContext, auth
       const caller = await auth.authenticate(request, 'v4');
       const eventId = parseId(request.params.event_id, 'event_id');
       const update = parseEventUpdate(request.body, 'v4');
-      await updateEvent(ctx.db, { workspaceId: caller.workspaceId, eventId, update, now: ctx.clock() });
+      await updateEvent(ctx.store, { workspaceId: caller.workspaceId, eventId, update, now: ctx.clock() });
       return reply.code(200).send();
     },
   );
@@ -58,7 +58,7 @@ export function registerV4Routes(app: FastifyInstance, ctx: ServiceContext, auth
   app.delete<{ Params: IdParams }>('/v4/visitors/:visitor_id', { config }, async (request, reply) => {
     const caller = await auth.authenticate(request, 'v4');
     const visitorId = parseId(request.params.visitor_id, 'visitor_id');
-    await scheduleVisitorDeletion(ctx.db, ctx.engine, { workspaceId: caller.workspaceId, visitorId, now: ctx.clock() });
+    await scheduleVisitorDeletion(ctx.store, { workspaceId: caller.workspaceId, visitorId, now: ctx.clock() });
     return reply.code(200).send();
   });
 }

@@ -6,11 +6,11 @@
  * be empty while later pages hold visits; `paginationKey` names that event and is present
  * only when a pagination parameter was used and more events are left to scan.
  */
-import type { Kysely } from 'kysely';
 import type { V4Event } from '../../events/v4-event.js';
 import { toV3Visit } from '../../events/v4-to-v3.js';
 import type { VisitorHistory } from '../../server/server-api-types.js';
-import type { Database } from '../store/schema.js';
+import { findVisitorEventTimestamp, scanVisitorEvents } from '../store/events.js';
+import type { Store } from '../store/index.js';
 import { invalid } from './errors.js';
 
 export const VISITS_SCAN_LIMIT = { default: 100, max: 500 };
@@ -27,7 +27,7 @@ export interface VisitorHistoryQuery {
 }
 
 export async function visitorHistory(
-  db: Kysely<Database>,
+  store: Store,
   workspaceId: string,
   q: VisitorHistoryQuery,
 ): Promise<VisitorHistory> {
@@ -36,33 +36,13 @@ export async function visitorHistory(
 
   let after: { timestamp: number; eventId: string } | undefined;
   if (q.paginationKey !== undefined) {
-    const row = await db
-      .selectFrom('events')
-      .select(['timestamp'])
-      .where('workspace_id', '=', workspaceId)
-      .where('visitor_id', '=', q.visitorId)
-      .where('event_id', '=', q.paginationKey)
-      .executeTakeFirst();
-    if (row === undefined) throw invalid('paginationKey', 'no such event of this visitor');
-    after = { timestamp: row.timestamp, eventId: q.paginationKey };
+    const timestamp = await findVisitorEventTimestamp(store, { workspaceId, visitorId: q.visitorId, eventId: q.paginationKey });
+    if (timestamp === undefined) throw invalid('paginationKey', 'no such event of this visitor');
+    after = { timestamp, eventId: q.paginationKey };
   }
 
-  let scan = db
-    .selectFrom('events')
-    .select(['event_id', 'timestamp', 'linked_id', 'payload'])
-    .where('workspace_id', '=', workspaceId)
-    .where('visitor_id', '=', q.visitorId);
-  if (q.before !== undefined) scan = scan.where('timestamp', '<', q.before);
-  if (after !== undefined) {
-    const { timestamp, eventId } = after;
-    scan = scan
-      .where('timestamp', '<=', timestamp)
-      .where((eb) =>
-        eb.or([eb('timestamp', '<', timestamp), eb.and([eb('timestamp', '=', timestamp), eb('event_id', '<', eventId)])]),
-      );
-  }
   // One more than the limit tells whether anything is left after the scanned page.
-  const rows = await scan.orderBy('timestamp', 'desc').orderBy('event_id', 'desc').limit(limit + 1).execute();
+  const rows = await scanVisitorEvents(store, { workspaceId, visitorId: q.visitorId, before: q.before, after, limit: limit + 1 });
   const scanned = rows.slice(0, limit);
 
   const matchIndex = scanned.findIndex(

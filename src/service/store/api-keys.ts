@@ -1,8 +1,7 @@
 /** API keys: public (agent), secret (Server API), proxy, and management (Management API). */
-import type { Kysely } from 'kysely';
 import { newId, randomString } from './ids.js';
-import { createReadCache, invalidateReadCaches } from './read-cache.js';
-import type { ApiKeysTable, ApiKeyType, Database } from './schema.js';
+import { internalsOf, type Store } from './handle.js';
+import type { ApiKeysTable, ApiKeyType } from './schema.js';
 
 export const API_KEY_TYPES: readonly ApiKeyType[] = ['public', 'secret', 'proxy', 'management'];
 
@@ -21,7 +20,7 @@ export function isApiKeyType(value: unknown): value is ApiKeyType {
 }
 
 export async function createApiKey(
-  db: Kysely<Database>,
+  store: Store,
   opts: {
     workspaceId: string;
     environmentId: string | null;
@@ -45,64 +44,71 @@ export async function createApiKey(
     created_at: opts.now,
     disabled_at: null,
   };
+  const { db, state } = internalsOf(store);
   await db.insertInto('api_keys').values(row).execute();
-  invalidateReadCaches();
+  state.readCaches.invalidate();
   return row;
 }
 
 /** The key with this token value, whatever its type or status (callers check both). */
-export async function findApiKeyByToken(db: Kysely<Database>, token: string): Promise<ApiKeysTable | undefined> {
-  return db.selectFrom('api_keys').selectAll().where('token', '=', token).executeTakeFirst();
+export async function findApiKeyByToken(store: Store, token: string): Promise<ApiKeysTable | undefined> {
+  return internalsOf(store).db.selectFrom('api_keys').selectAll().where('token', '=', token).executeTakeFirst();
 }
 
-export async function getApiKey(db: Kysely<Database>, id: string): Promise<ApiKeysTable | undefined> {
-  return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+export async function getApiKey(store: Store, id: string): Promise<ApiKeysTable | undefined> {
+  return internalsOf(store).db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function listApiKeys(db: Kysely<Database>, workspaceId?: string): Promise<ApiKeysTable[]> {
-  let q = db.selectFrom('api_keys').selectAll();
+export async function listApiKeys(store: Store, workspaceId?: string): Promise<ApiKeysTable[]> {
+  let q = internalsOf(store).db.selectFrom('api_keys').selectAll();
   if (workspaceId) q = q.where('workspace_id', '=', workspaceId);
   return q.orderBy('created_at').orderBy('id').execute();
 }
 
 /** Disables (or re-enables) a key; returns false when no key has this id. */
 export async function setApiKeyStatus(
-  db: Kysely<Database>,
+  store: Store,
   id: string,
   status: ApiKeysTable['status'],
   now: number,
 ): Promise<boolean> {
+  const { db, state } = internalsOf(store);
   const result = await db
     .updateTable('api_keys')
     .set({ status, disabled_at: status === 'disabled' ? now : null })
     .where('id', '=', id)
     .executeTakeFirst();
-  invalidateReadCaches();
+  state.readCaches.invalidate();
   return Number(result.numUpdatedRows) > 0;
 }
 
-export async function setApiKeyRateLimit(db: Kysely<Database>, id: string, requestsPerSecond: number): Promise<void> {
+export async function setApiKeyRateLimit(store: Store, id: string, requestsPerSecond: number): Promise<void> {
+  const { db, state } = internalsOf(store);
   await db.updateTable('api_keys').set({ rate_limit: requestsPerSecond }).where('id', '=', id).execute();
-  invalidateReadCaches();
+  state.readCaches.invalidate();
 }
 
-type KeyWithRegion = ApiKeysTable & { region: string };
-const keysWithRegion = createReadCache<Readonly<KeyWithRegion> | undefined>();
+export type KeyWithRegion = ApiKeysTable & { region: string };
+
+/** A key with its workspace's region: what authorising a request needs, in one query. */
+export async function findApiKeyWithRegion(store: Store, token: string): Promise<Readonly<KeyWithRegion> | undefined> {
+  return internalsOf(store)
+    .db.selectFrom('api_keys')
+    .innerJoin('workspaces', 'workspaces.id', 'api_keys.workspace_id')
+    .selectAll('api_keys')
+    .select('workspaces.region')
+    .where('api_keys.token', '=', token)
+    .executeTakeFirst();
+}
 
 /**
- * A key with its workspace's region: what ingestion and the CDN route need to authorise a
- * request, in one query. Cached briefly (read-cache.ts): a key disabled by another process
- * stops working within READ_CACHE_TTL_MS, at once when disabled through this process.
+ * findApiKeyWithRegion for ingestion and the CDN route, cached briefly (read-cache.ts): a key
+ * disabled by another process stops working within READ_CACHE_TTL_MS, at once when disabled
+ * through this store.
  */
-export async function findApiKeyWithRegion(db: Kysely<Database>, token: string): Promise<Readonly<KeyWithRegion> | undefined> {
-  return keysWithRegion.get(db, token, async () => {
-    const row = await db
-      .selectFrom('api_keys')
-      .innerJoin('workspaces', 'workspaces.id', 'api_keys.workspace_id')
-      .selectAll('api_keys')
-      .select('workspaces.region')
-      .where('api_keys.token', '=', token)
-      .executeTakeFirst();
+export async function findApiKeyWithRegionCached(store: Store, token: string): Promise<Readonly<KeyWithRegion> | undefined> {
+  return internalsOf(store).state.readCaches.get('keysWithRegion', token, async () => {
+    const row = await findApiKeyWithRegion(store, token);
     return row && Object.freeze(row);
   });
 }

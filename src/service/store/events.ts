@@ -3,14 +3,12 @@
  * filters and counters use. The columns always mirror the payload: `eventColumns` derives
  * them, and every writer (insert here, PATCH in the Server API) goes through it.
  */
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { V4Event } from '../../events/v4-event.js';
-import { engineOf } from './database.js';
 import { commitTogether, groupWriter } from './group-commit.js';
+import { internalsOf, type Store } from './handle.js';
 import { prepareQuery } from './prepared-query.js';
 import type { Database, EventsTable } from './schema.js';
-
-type Db = Kysely<Database> | Transaction<Database>;
 
 function flag(value: boolean | undefined): number | null {
   return value === undefined ? null : value ? 1 : 0;
@@ -66,19 +64,14 @@ const insertEventQuery = prepareQuery((db: Kysely<Database>, param) =>
   db.insertInto('events').values(Object.fromEntries(EVENT_COLUMNS.map((column) => [column, param(column)])) as EventsTable),
 );
 
-// PostgreSQL: one multi-row insert per event-loop turn and database (group-commit.ts).
-const postgresEventWriters = new WeakMap<object, (row: EventsTable) => Promise<void>>();
-
-function insertOnPostgres(db: Kysely<Database>, row: EventsTable): Promise<void> {
-  let write = postgresEventWriters.get(db);
-  if (!write) {
-    write = groupWriter<EventsTable>(
-      (rows) => (rows.length === 1 ? insertEventQuery(db, rows[0]!) : db.insertInto('events').values(rows).execute()),
-      (one) => insertEventQuery(db, one),
-    );
-    postgresEventWriters.set(db, write);
-  }
-  return write(row);
+// PostgreSQL: one multi-row insert per event-loop turn and store (group-commit.ts).
+function insertOnPostgres(store: Store, row: EventsTable): Promise<void> {
+  const { db, state } = internalsOf(store);
+  state.insertEventRow ??= groupWriter<EventsTable>(
+    (rows) => (rows.length === 1 ? insertEventQuery(store, rows[0]!) : db.insertInto('events').values(rows).execute()),
+    (one) => insertEventQuery(store, one),
+  );
+  return state.insertEventRow(row);
 }
 
 /**
@@ -87,33 +80,39 @@ function insertOnPostgres(db: Kysely<Database>, row: EventsTable): Promise<void>
  * statement on PostgreSQL.
  */
 export async function insertEvent(
-  db: Db,
+  store: Store,
   event: V4Event,
   ids: { workspaceId: string; environmentId: string; requestHash?: string | null },
 ): Promise<void> {
   const row = eventColumns(event, ids);
-  if (db.isTransaction) await insertEventQuery(db, row);
-  else if (engineOf(db) === 'sqlite') await commitTogether(db, (trx) => insertEventQuery(trx, row));
-  else await insertOnPostgres(db, row);
+  if (internalsOf(store).db.isTransaction) await insertEventQuery(store, row);
+  else if (store.engine === 'sqlite') await commitTogether(store, (trx) => insertEventQuery(trx, row));
+  else await insertOnPostgres(store, row);
 }
 
-export async function getEvent(db: Db, workspaceId: string, eventId: string): Promise<V4Event | undefined> {
-  const row = await db
-    .selectFrom('events')
+export async function getEvent(store: Store, workspaceId: string, eventId: string): Promise<V4Event | undefined> {
+  const payload = await getEventPayload(store, workspaceId, eventId);
+  return payload === undefined ? undefined : (JSON.parse(payload) as V4Event);
+}
+
+/** The stored JSON of one event of a workspace, as text (the Server API serves it without re-serialising). */
+export async function getEventPayload(store: Store, workspaceId: string, eventId: string): Promise<string | undefined> {
+  const row = await internalsOf(store)
+    .db.selectFrom('events')
     .select('payload')
-    .where('workspace_id', '=', workspaceId)
     .where('event_id', '=', eventId)
+    .where('workspace_id', '=', workspaceId)
     .executeTakeFirst();
-  return row ? (JSON.parse(row.payload) as V4Event) : undefined;
+  return row?.payload;
 }
 
 /** The newest events of one visitor, newest first. */
 export async function listRecentVisitorEvents(
-  db: Db,
+  store: Store,
   opts: { workspaceId: string; visitorId: string; limit: number },
 ): Promise<V4Event[]> {
-  const rows = await db
-    .selectFrom('events')
+  const rows = await internalsOf(store)
+    .db.selectFrom('events')
     .select('payload')
     .where('workspace_id', '=', opts.workspaceId)
     .where('visitor_id', '=', opts.visitorId)
@@ -125,9 +124,108 @@ export async function listRecentVisitorEvents(
 }
 
 /** All stored events (tests use it to prove a refused request stored nothing). */
-export async function countEvents(db: Db, workspaceId?: string): Promise<number> {
-  let q = db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n'));
+export async function countEvents(store: Store, workspaceId?: string): Promise<number> {
+  let q = internalsOf(store).db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n'));
   if (workspaceId) q = q.where('workspace_id', '=', workspaceId);
   const row = await q.executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/** What an update of an event starts from: its payload, environment and time. */
+export async function findEventForUpdate(
+  store: Store,
+  workspaceId: string,
+  eventId: string,
+): Promise<{ payload: string; environment_id: string; timestamp: number } | undefined> {
+  return internalsOf(store)
+    .db.selectFrom('events')
+    .select(['payload', 'environment_id', 'timestamp'])
+    .where('workspace_id', '=', workspaceId)
+    .where('event_id', '=', eventId)
+    .executeTakeFirst();
+}
+
+/**
+ * Rewrites an event's payload and its mirrored columns, only if its payload is still
+ * `previousPayload` (compare-and-set); false when a concurrent update came first.
+ */
+export async function replaceEventPayload(
+  store: Store,
+  opts: { workspaceId: string; eventId: string; environmentId: string; previousPayload: string; event: V4Event },
+): Promise<boolean> {
+  const columns = eventColumns(opts.event, { workspaceId: opts.workspaceId, environmentId: opts.environmentId });
+  const result = await internalsOf(store)
+    .db.updateTable('events')
+    .set({ linked_id: columns.linked_id, suspect: columns.suspect, payload: columns.payload })
+    .where('workspace_id', '=', opts.workspaceId)
+    .where('event_id', '=', opts.eventId)
+    .where('payload', '=', opts.previousPayload)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** The time of one event of a visitor (the legacy visitor lookup's pagination point). */
+export async function findVisitorEventTimestamp(
+  store: Store,
+  opts: { workspaceId: string; visitorId: string; eventId: string },
+): Promise<number | undefined> {
+  const row = await internalsOf(store)
+    .db.selectFrom('events')
+    .select(['timestamp'])
+    .where('workspace_id', '=', opts.workspaceId)
+    .where('visitor_id', '=', opts.visitorId)
+    .where('event_id', '=', opts.eventId)
+    .executeTakeFirst();
+  return row?.timestamp;
+}
+
+/** A visitor's events newest first: strictly before `before` and after the (timestamp, event) point `after`. */
+export async function scanVisitorEvents(
+  store: Store,
+  opts: { workspaceId: string; visitorId: string; before?: number; after?: { timestamp: number; eventId: string }; limit: number },
+): Promise<{ event_id: string; timestamp: number; linked_id: string | null; payload: string }[]> {
+  let scan = internalsOf(store)
+    .db.selectFrom('events')
+    .select(['event_id', 'timestamp', 'linked_id', 'payload'])
+    .where('workspace_id', '=', opts.workspaceId)
+    .where('visitor_id', '=', opts.visitorId);
+  if (opts.before !== undefined) scan = scan.where('timestamp', '<', opts.before);
+  if (opts.after !== undefined) {
+    const { timestamp, eventId } = opts.after;
+    scan = scan
+      .where('timestamp', '<=', timestamp)
+      .where((eb) =>
+        eb.or([eb('timestamp', '<', timestamp), eb.and([eb('timestamp', '=', timestamp), eb('event_id', '<', eventId)])]),
+      );
+  }
+  return scan.orderBy('timestamp', 'desc').orderBy('event_id', 'desc').limit(opts.limit).execute();
+}
+
+/** Small batches keep each write transaction short, so ingestion is never blocked for long. */
+const PURGE_BATCH = 5000;
+
+/**
+ * Deletes events with a timestamp before `cutoff`; returns how many. Workspace by workspace,
+ * so each batch is a range of the (workspace, time) index (events have no index on time
+ * alone: one index fewer to update on every insert).
+ */
+export async function purgeEventsBefore(store: Store, cutoff: number): Promise<number> {
+  const { db } = internalsOf(store);
+  const workspaces = await db.selectFrom('workspaces').select('id').execute();
+  let total = 0;
+  for (const { id } of workspaces) {
+    for (;;) {
+      const batch = db
+        .selectFrom('events')
+        .select('event_id')
+        .where('workspace_id', '=', id)
+        .where('timestamp', '<', cutoff)
+        .limit(PURGE_BATCH);
+      const result = await db.deleteFrom('events').where('event_id', 'in', batch).executeTakeFirst();
+      const n = Number(result.numDeletedRows);
+      total += n;
+      if (n < PURGE_BATCH) break;
+    }
+  }
+  return total;
 }

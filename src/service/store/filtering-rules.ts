@@ -1,13 +1,12 @@
 /** Filtering rules of an environment, kept in `position` order. */
-import type { Kysely } from 'kysely';
 import { newId } from './ids.js';
-import { createReadCache, invalidateReadCaches } from './read-cache.js';
-import type { Database, FilteringRulesTable } from './schema.js';
+import { internalsOf, type Store } from './handle.js';
+import type { FilteringRulesTable } from './schema.js';
 
 /** The environment's rules in evaluation order (position, then creation). */
-export async function listFilteringRules(db: Kysely<Database>, environmentId: string): Promise<FilteringRulesTable[]> {
-  return db
-    .selectFrom('filtering_rules')
+export async function listFilteringRules(store: Store, environmentId: string): Promise<FilteringRulesTable[]> {
+  return internalsOf(store)
+    .db.selectFrom('filtering_rules')
     .selectAll()
     .where('environment_id', '=', environmentId)
     .orderBy('position')
@@ -16,19 +15,19 @@ export async function listFilteringRules(db: Kysely<Database>, environmentId: st
     .execute();
 }
 
-const rulesOfEnvironment = createReadCache<readonly FilteringRulesTable[]>();
-
 /**
  * listFilteringRules for ingestion, cached briefly (read-cache.ts): a rule changed by another
- * process applies within READ_CACHE_TTL_MS, at once when changed through this process.
+ * process applies within READ_CACHE_TTL_MS, at once when changed through this store.
  */
-export async function listFilteringRulesCached(db: Kysely<Database>, environmentId: string): Promise<readonly FilteringRulesTable[]> {
-  return rulesOfEnvironment.get(db, environmentId, async () => Object.freeze(await listFilteringRules(db, environmentId)));
+export async function listFilteringRulesCached(store: Store, environmentId: string): Promise<readonly FilteringRulesTable[]> {
+  return internalsOf(store).state.readCaches.get('rulesOfEnvironment', environmentId, async () =>
+    Object.freeze(await listFilteringRules(store, environmentId)),
+  );
 }
 
 /** Stores a rule as given (no expression validation: the Management API validates before calling this). */
 export async function insertFilteringRule(
-  db: Kysely<Database>,
+  store: Store,
   rule: {
     environmentId: string;
     name: string;
@@ -40,6 +39,7 @@ export async function insertFilteringRule(
     now: number;
   },
 ): Promise<FilteringRulesTable> {
+  const { db, state } = internalsOf(store);
   let position = rule.position;
   if (position === undefined) {
     const last = await db
@@ -62,6 +62,6 @@ export async function insertFilteringRule(
     updated_at: null,
   };
   await db.insertInto('filtering_rules').values(row).execute();
-  invalidateReadCaches();
+  state.readCaches.invalidate();
   return row;
 }

@@ -14,7 +14,7 @@
  * back entirely), each item is written again alone and gets its own outcome. Items must
  * therefore be plain writes built from values, safe to run again.
  */
-import type { Kysely, Transaction } from 'kysely';
+import { internalsOf, type GroupWork, type Store } from './handle.js';
 
 interface Pending<T> {
   item: T;
@@ -60,23 +60,19 @@ export function groupWriter<T>(writeAll: (items: T[]) => Promise<unknown>, write
     });
 }
 
-export type GroupWork<DB> = (trx: Transaction<DB>) => Promise<unknown>;
-
-// One writer per database (Kysely instance): its single SQLite connection runs one transaction at a time.
-const transactionWriters = new WeakMap<object, unknown>();
-
-/** SQLite: runs `work` in the next shared transaction; resolves once that transaction committed. */
-export function commitTogether<DB>(db: Kysely<DB>, work: GroupWork<DB>): Promise<void> {
-  let write = transactionWriters.get(db) as ((work: GroupWork<DB>) => Promise<void>) | undefined;
-  if (!write) {
-    write = groupWriter<GroupWork<DB>>(
-      (works) =>
-        db.transaction().execute(async (trx) => {
-          for (const w of works) await w(trx);
-        }),
-      (w) => db.transaction().execute(w),
-    );
-    transactionWriters.set(db, write);
-  }
-  return write(work);
+/**
+ * SQLite: runs `work` in the next shared transaction of this store; resolves once that
+ * transaction committed. One writer per store: its single SQLite connection runs one
+ * transaction at a time.
+ */
+export function commitTogether(store: Store, work: GroupWork): Promise<void> {
+  const { state } = internalsOf(store);
+  state.commitTogether ??= groupWriter<GroupWork>(
+    (works) =>
+      store.transaction(async (trx) => {
+        for (const w of works) await w(trx);
+      }),
+    (w) => store.transaction(w),
+  );
+  return state.commitTogether(work);
 }

@@ -1,16 +1,19 @@
 /**
  * Hot statements compiled once. Building and compiling a query with Kysely costs tens of
  * microseconds per call, more than SQLite needs to run most of the statements of an
- * identification. A prepared query is built and compiled once per database (dialect) with a
- * marker in place of each parameter; every call then only binds the values and executes.
+ * identification. A prepared query is built and compiled once per store (the compiled SQL only
+ * depends on the dialect) with a marker in place of each parameter; every call then only binds
+ * the values and executes.
  *
  * Only for statements whose SQL text does not depend on the values: no IN lists, no
  * multi-row inserts, no optional clauses.
  */
 import type { CompiledQuery, Kysely } from 'kysely';
+import { internalsOf, type Store } from './handle.js';
+import type { Database } from './schema.js';
 
-/** Runs the statement on `db` (or a transaction of it) with the named values; resolves to the rows. */
-export type PreparedQuery<DB, R> = (db: Kysely<DB>, values: object) => Promise<R[]>;
+/** Runs the statement on `store` (or a transaction of it) with the named values; resolves to the rows. */
+export type PreparedQuery<R> = (store: Store, values: object) => Promise<R[]>;
 
 /** Marks where a named value goes; only ever seen by the one-time build. */
 class Param {
@@ -22,26 +25,23 @@ class Param {
  * `param('name')` wherever a value goes (typed `any` so it fits any column). Values are bound
  * by name on each call.
  */
-export function prepareQuery<DB, R>(
+export function prepareQuery<R>(
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  build: (db: Kysely<DB>, param: (name: string) => any) => { compile(db: Kysely<DB>): CompiledQuery<R> },
-): PreparedQuery<DB, R> {
-  // Per dialect adapter: shared by a Kysely instance and its transactions, and the compiled
-  // SQL only depends on the dialect.
-  const compiled = new WeakMap<object, { query: CompiledQuery<R>; bind: (values: object) => unknown[] }>();
-
-  return async (db, values) => {
-    const adapter = db.getExecutor().adapter;
-    let prepared = compiled.get(adapter);
+  build: (db: Kysely<Database>, param: (name: string) => any) => { compile(db: Kysely<Database>): CompiledQuery<R> },
+): PreparedQuery<R> {
+  return async (store, values) => {
+    const { db, state } = internalsOf(store);
+    // The build function names the statement; the store keeps its compiled form.
+    let prepared = state.compiled.get(build);
     if (!prepared) {
       const query = build(db, (name) => new Param(name)).compile(db);
       // Constants the builder put into parameters stay as they are; markers take the value.
       const slots = query.parameters.map((p) => (p instanceof Param ? p.name : { constant: p }));
       const bind = (v: object) => slots.map((slot) => (typeof slot === 'string' ? (v as Record<string, unknown>)[slot] : slot.constant));
       prepared = { query, bind };
-      compiled.set(adapter, prepared);
+      state.compiled.set(build, prepared);
     }
-    const result = await db.executeQuery<R>({ ...prepared.query, parameters: prepared.bind(values) });
+    const result = await db.executeQuery<R>({ ...(prepared.query as CompiledQuery<R>), parameters: prepared.bind(values) });
     return result.rows;
   };
 }

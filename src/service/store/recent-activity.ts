@@ -11,10 +11,10 @@
  * Each scan reads at most RECENT_SCAN_LIMIT of the newest events, so a hot visitor, IP or
  * linked_id cannot make every request slower: counts saturate there.
  */
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Window3 } from '../../events/v4-event.js';
 import { prepareQuery } from './prepared-query.js';
-import type { Database } from './schema.js';
+import type { Store } from './handle.js';
 
 export const RECENT_WINDOWS_MS = { '5_minutes': 5 * 60_000, '1_hour': 60 * 60_000, '24_hours': 24 * 60 * 60_000 } as const;
 export type WindowName = keyof typeof RECENT_WINDOWS_MS;
@@ -55,7 +55,7 @@ interface Row {
   replays: number | string;
 }
 
-const recentActivityQuery = prepareQuery((_db: Kysely<Database>, p) => {
+const recentActivityQuery = prepareQuery<Row>((_db, p) => {
   // A literal limit lets the planner stop each index scan early.
   const limit = sql.lit(RECENT_SCAN_LIMIT);
   // Every scan starts 24 hours back, so the widest window is count(*).
@@ -95,10 +95,10 @@ function sumPerWindow(rows: Row[]): Window3 {
 }
 
 export async function readRecentActivity(
-  db: Kysely<Database>,
+  store: Store,
   e: { workspaceId: string; visitorId: string; ip?: string; linkedId?: string; requestHash?: string; replaySince: number; now: number },
 ): Promise<RecentActivity> {
-  const rows = await recentActivityQuery(db, {
+  const rows = await recentActivityQuery(store, {
     workspaceId: e.workspaceId,
     visitorId: e.visitorId,
     // NULL matches nothing: no IP, linked_id or request hash reads (or finds) no events.

@@ -1,10 +1,8 @@
 /**
- * The Kysely view of the database: the core tables (this file) composed with the tables of
- * the identification and Server API modules. Both engines share one schema: flags are
- * integers 0/1, times are bigint milliseconds (read back as JS numbers), JSON is text.
+ * The Kysely view of the database: every table of the service, in one place. Both engines
+ * share one schema: flags are integers 0/1, times are bigint milliseconds (read back as JS
+ * numbers), JSON is text.
  */
-import type { IdentificationTables } from '../identification/tables.js';
-import type { ServerApiTables } from '../server-api/tables.js';
 
 export interface WorkspacesTable {
   id: string;
@@ -84,13 +82,57 @@ export interface EventsTable {
   payload: string;
 }
 
-export interface CoreTables {
+// Identification (migration 002-identification).
+
+/** One row per visitor (per browser): when it was seen and what it looked like lately. */
+export interface VisitorsTable {
+  visitor_id: string;
+  workspace_id: string;
+  first_seen_at: number;
+  last_seen_at: number;
+  visit_count: number;
+  /** Last visit that came with this visitor's own valid token: proof that the browser is alive. */
+  last_token_at: number | null;
+  /** `VisitorProfile` JSON (profile.ts): recent values of every component, networks, languages. */
+  profile: string;
+}
+
+/**
+ * Blocking keys: several hashes of stable signal subsets per visitor, so that a visit whose
+ * token is gone finds its candidates through an index even when one component drifted.
+ */
+export interface VisitorKeysTable {
+  workspace_id: string;
+  key: string;
+  visitor_id: string;
+  last_seen_at: number;
+}
+
+// Server API (migration 003-server-api).
+
+/**
+ * One row per accepted visitor-deletion request: the background job executes rows still
+ * `scheduled`; the rows of the last day also count against the workspace's deletion limits.
+ */
+export interface VisitorDeletionsTable {
+  id: string;
+  workspace_id: string;
+  visitor_id: string;
+  requested_at: number;
+  status: 'scheduled' | 'done';
+  completed_at: number | null;
+  /** Events removed when executed (for operators; null while scheduled). */
+  deleted_events: number | null;
+}
+
+export interface Database {
   workspaces: WorkspacesTable;
   environments: EnvironmentsTable;
   api_keys: ApiKeysTable;
   filtering_rules: FilteringRulesTable;
   settings: SettingsTable;
   events: EventsTable;
+  visitors: VisitorsTable;
+  visitor_keys: VisitorKeysTable;
+  visitor_deletions: VisitorDeletionsTable;
 }
-
-export type Database = CoreTables & IdentificationTables & ServerApiTables;

@@ -1,4 +1,4 @@
-/** Identification tables: visitors and their blocking keys (see identification/tables.ts). */
+/** Identification tables: visitors and their blocking keys (see schema.ts). */
 import { type Kysely, SqliteAdapter, sql } from 'kysely';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -5,12 +5,12 @@
  * optimize` analyses the tables whose size changed a lot, and `analysis_limit` keeps each
  * analysis to a sample so the single connection is never held for long.
  */
-import { sql, type Kysely } from 'kysely';
-import type { Engine } from '../store/database.js';
-import type { Database } from '../store/schema.js';
+import { sql } from 'kysely';
+import { internalsOf, type Store } from './handle.js';
 
-export async function refreshPlannerStatistics(db: Kysely<Database>, engine: Engine): Promise<void> {
-  if (engine !== 'sqlite') return;
+export async function refreshPlannerStatistics(store: Store): Promise<void> {
+  if (store.engine !== 'sqlite') return;
+  const { db } = internalsOf(store);
   await sql`PRAGMA analysis_limit = 400`.execute(db);
   // 0x10002: consider every table, not only those this connection has queried.
   await sql`PRAGMA optimize = 0x10002`.execute(db);

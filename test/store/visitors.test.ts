@@ -3,53 +3,43 @@
  * their recency is refreshed and when a key the visitor stopped producing is dropped.
  */
 import { randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  insertVisitor,
-  KEY_REFRESH_MS,
-  loadVisitor,
-  recordVisit,
-  STALE_KEY_MS,
-  type IdentificationDb,
-} from '../../src/service/identification/identity-store.js';
 import { emptyProfile } from '../../src/service/identification/profile.js';
-import { migrateToLatest, openDatabase } from '../../src/service/store/database.js';
-import type { Database } from '../../src/service/store/schema.js';
+import { kyselyOf, openStore, type Store } from '../../src/service/store/index.js';
+import { insertVisitor, KEY_REFRESH_MS, loadVisitor, recordVisit, STALE_KEY_MS } from '../../src/service/store/visitors.js';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../helpers/test-service.js';
 
 const HOUR = 3600 * 1000;
 
 describe.each(ENGINES)('visitor store writes on %s', (engine) => {
   let testDb: TestDatabase;
-  let db: IdentificationDb;
+  let store: Store;
   const workspaceId = `ws_${randomBytes(6).toString('hex')}`;
   const t0 = Date.UTC(2026, 0, 1);
 
   beforeAll(async () => {
     testDb = await createTestDatabase(engine);
-    const opened = openDatabase({ dataDir: testDb.config.dataDir ?? '', ...(testDb.config.databaseUrl ? { databaseUrl: testDb.config.databaseUrl } : {}) });
-    await migrateToLatest(opened.db);
-    db = opened.db as unknown as IdentificationDb;
+    store = openStore({ dataDir: testDb.config.dataDir ?? '', ...(testDb.config.databaseUrl ? { databaseUrl: testDb.config.databaseUrl } : {}) });
+    await store.migrate();
   });
   afterAll(async () => {
-    await (db as unknown as Kysely<Database> | undefined)?.destroy();
+    await store?.destroy();
     await testDb?.drop();
   });
 
   const keysOf = async (visitorId: string) => {
-    const rows = await db.selectFrom('visitor_keys').select(['key', 'last_seen_at']).where('visitor_id', '=', visitorId).orderBy('key').execute();
+    const rows = await kyselyOf(store).selectFrom('visitor_keys').select(['key', 'last_seen_at']).where('visitor_id', '=', visitorId).orderBy('key').execute();
     return Object.fromEntries(rows.map((r) => [r.key, Number(r.last_seen_at)]));
   };
   const visit = async (visitorId: string, now: number, keys: string[], withToken = true) => {
-    const visitor = await loadVisitor(db, workspaceId, visitorId);
+    const visitor = await loadVisitor(store, workspaceId, visitorId);
     if (!visitor) throw new Error('visitor not found');
-    await recordVisit(db, { workspaceId, visitor, now, profile: emptyProfile(), keys, withToken });
+    await recordVisit(store, { workspaceId, visitor, now, profile: emptyProfile(), keys, withToken });
   };
 
   it('writes new keys at once, refreshes kept ones once a day, drops the ones not seen for 30 days', async () => {
     const id = `v_${randomBytes(6).toString('hex')}`;
-    await insertVisitor(db, { workspaceId, visitorId: id, now: t0, profile: emptyProfile(), keys: ['x:a', 'h:b', 'r:c'] });
+    await insertVisitor(store, { workspaceId, visitorId: id, now: t0, profile: emptyProfile(), keys: ['x:a', 'h:b', 'r:c'] });
     expect(await keysOf(id)).toEqual({ 'h:b': t0, 'r:c': t0, 'x:a': t0 });
 
     // One signal changed: only its key is written; the dropped one stays (alternating values keep matching).
@@ -76,10 +66,10 @@ describe.each(ENGINES)('visitor store writes on %s', (engine) => {
 
   it('counts the visit, keeps last_seen_at from moving back and last_token_at without a token', async () => {
     const id = `v_${randomBytes(6).toString('hex')}`;
-    await insertVisitor(db, { workspaceId, visitorId: id, now: t0, profile: emptyProfile(), keys: [] });
+    await insertVisitor(store, { workspaceId, visitorId: id, now: t0, profile: emptyProfile(), keys: [] });
     await visit(id, t0 + 2 * HOUR, [], true);
     await visit(id, t0 + HOUR, [], false);
-    const visitor = await loadVisitor(db, workspaceId, id);
+    const visitor = await loadVisitor(store, workspaceId, id);
     expect(visitor).toMatchObject({ firstSeenAt: t0, lastSeenAt: t0 + 2 * HOUR, lastTokenAt: t0 + 2 * HOUR, visitCount: 3, keys: [] });
     expect(await keysOf(id)).toEqual({});
   });

@@ -5,7 +5,7 @@
  * top. Pure.
  */
 import type { Velocity, Window3 } from '../../events/v4-event.js';
-import { perWindow, type RecentActivity, type WindowName } from './recent-activity.js';
+import { perWindow, type RecentActivity, type WindowName } from '../store/recent-activity.js';
 
 export function computeVelocity(activity: RecentActivity, e: { ip?: string; linkedId?: string }): Velocity {
   const self = (present: string | undefined) => (present ? 1 : 0);

@@ -1,16 +1,15 @@
 /**
- * Storage of visitors and their blocking keys. Every query is served by an index: the visitor
- * by primary key, candidates by (workspace_id, key, last_seen_at) with a LIMIT per key.
+ * Visitors and their blocking keys (identification). Every query is served by an index: the
+ * visitor by primary key, candidates by (workspace_id, key, last_seen_at) with a LIMIT per key.
+ * Rows come back with their profile JSON parsed but not interpreted: identification owns what
+ * a profile means.
  */
-import { type Compilable, type Kysely, type QueryCreator, sql } from 'kysely';
-import { engineOf } from '../store/database.js';
-import { commitTogether } from '../store/group-commit.js';
-import { prepareQuery } from '../store/prepared-query.js';
-import type { Candidate, KeyCrowding } from './matcher.js';
-import { profileFrom, type VisitorProfile } from './profile.js';
-import type { IdentificationTables } from './tables.js';
-
-export type IdentificationDb = Kysely<IdentificationTables>;
+import { type Compilable, type QueryCreator, sql } from 'kysely';
+import type { Engine } from './database.js';
+import { commitTogether } from './group-commit.js';
+import { internalsOf, type Store } from './handle.js';
+import { prepareQuery } from './prepared-query.js';
+import type { Database } from './schema.js';
 
 /** Visitors read per blocking key: bounds the work of one identification. */
 export const CANDIDATES_PER_KEY = 8;
@@ -24,12 +23,23 @@ export const KEY_REFRESH_MS = 24 * 3600 * 1000;
 /** Keys a visitor no longer produces are dropped after this long (so alternating values keep matching meanwhile). */
 export const STALE_KEY_MS = 30 * 24 * 3600 * 1000;
 
-export interface StoredVisitor extends Candidate {
+/** A stored visitor. */
+export interface VisitorRecord {
+  visitorId: string;
+  firstSeenAt: number;
+  lastSeenAt: number;
   visitCount: number;
+  /** Last visit that brought this visitor's own valid token; null if none did since creation. */
+  lastTokenAt: number | null;
+  /** The profile JSON, parsed (null when unparseable); identification/profile.ts reads it. */
+  profile: unknown;
   /** Blocking keys written at the last visit, and when their last_seen_at was last refreshed. */
   keys: string[];
   keysRefreshedAt: number;
 }
+
+/** How many visitors each kind of blocking key returned (the part of a key before its `:`). */
+type KeyCrowding = Record<string, number>;
 
 interface VisitorRow {
   visitor_id: string;
@@ -41,9 +51,9 @@ interface VisitorRow {
 }
 
 /** The profile JSON also carries the keys of the last visit, to skip key clean-up when nothing changed. */
-type StoredProfile = VisitorProfile & { k?: string[]; kt?: number };
+type StoredProfile = object & { k?: string[]; kt?: number };
 
-function toStoredVisitor(row: VisitorRow): StoredVisitor {
+function toRecord(row: VisitorRow): VisitorRecord {
   // Parsed once: the profile and the keys of the last visit come from the same JSON.
   const raw = (() => {
     try {
@@ -58,7 +68,7 @@ function toStoredVisitor(row: VisitorRow): StoredVisitor {
     lastSeenAt: Number(row.last_seen_at),
     visitCount: Number(row.visit_count),
     lastTokenAt: row.last_token_at === null ? null : Number(row.last_token_at),
-    profile: profileFrom(raw),
+    profile: raw,
     keys: Array.isArray(raw?.k) ? (raw.k as string[]) : [],
     keysRefreshedAt: typeof raw?.kt === 'number' ? raw.kt : 0,
   };
@@ -67,13 +77,13 @@ function toStoredVisitor(row: VisitorRow): StoredVisitor {
 const VISITOR_COLUMNS = ['visitor_id', 'first_seen_at', 'last_seen_at', 'visit_count', 'last_token_at', 'profile'] as const;
 
 // Every visit with a token reads its visitor: compiled once (prepared-query.ts).
-const loadVisitorQuery = prepareQuery((db: IdentificationDb, param) =>
+const loadVisitorQuery = prepareQuery<VisitorRow>((db, param) =>
   db.selectFrom('visitors').select(VISITOR_COLUMNS).where('visitor_id', '=', param('visitorId')).where('workspace_id', '=', param('workspaceId')),
 );
 
-export async function loadVisitor(db: IdentificationDb, workspaceId: string, visitorId: string): Promise<StoredVisitor | null> {
-  const [row] = await loadVisitorQuery(db, { workspaceId, visitorId });
-  return row ? toStoredVisitor(row) : null;
+export async function loadVisitor(store: Store, workspaceId: string, visitorId: string): Promise<VisitorRecord | null> {
+  const [row] = await loadVisitorQuery(store, { workspaceId, visitorId });
+  return row ? toRecord(row) : null;
 }
 
 /**
@@ -81,10 +91,11 @@ export async function loadVisitor(db: IdentificationDb, workspaceId: string, vis
  * how many visitors each key kind returned. Two queries: keys (one UNION ALL), then profiles.
  */
 export async function findCandidates(
-  db: IdentificationDb,
+  store: Store,
   workspaceId: string,
   keys: readonly string[],
-): Promise<{ candidates: StoredVisitor[]; crowding: KeyCrowding }> {
+): Promise<{ candidates: VisitorRecord[]; crowding: KeyCrowding }> {
+  const { db } = internalsOf(store);
   if (keys.length === 0) return { candidates: [], crowding: {} };
   const parts = keys.map(
     (key, i) =>
@@ -105,7 +116,7 @@ export async function findCandidates(
     .where('visitor_id', 'in', [...ids])
     .where('workspace_id', '=', workspaceId)
     .execute();
-  return { candidates: visitors.map(toStoredVisitor), crowding };
+  return { candidates: visitors.map(toRecord), crowding };
 }
 
 /**
@@ -115,8 +126,7 @@ export async function findCandidates(
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Param = (name: string) => any;
 
-type Engine = ReturnType<typeof engineOf>;
-type Write = (qc: QueryCreator<IdentificationTables>, p: Param, engine: Engine) => Compilable;
+type Write = (qc: QueryCreator<Database>, p: Param, engine: Engine) => Compilable;
 
 /** The strings of JSON array parameter `name`, as rows of one column `value`. */
 function keyList(engine: Engine, p: Param, name: string) {
@@ -125,7 +135,7 @@ function keyList(engine: Engine, p: Param, name: string) {
     : sql`select value from json_each(${p(name)})`;
 }
 
-const insertVisitorRow = (qc: QueryCreator<IdentificationTables>, p: Param) =>
+const insertVisitorRow = (qc: QueryCreator<Database>, p: Param) =>
   qc.insertInto('visitors').values({
     visitor_id: p('visitorId'),
     workspace_id: p('workspaceId'),
@@ -136,7 +146,7 @@ const insertVisitorRow = (qc: QueryCreator<IdentificationTables>, p: Param) =>
     profile: p('profile'),
   });
 
-const updateVisitorRow = (qc: QueryCreator<IdentificationTables>, p: Param) =>
+const updateVisitorRow = (qc: QueryCreator<Database>, p: Param) =>
   qc
     .updateTable('visitors')
     .set({
@@ -150,7 +160,7 @@ const updateVisitorRow = (qc: QueryCreator<IdentificationTables>, p: Param) =>
     .where('workspace_id', '=', p('workspaceId'));
 
 /** Writes the keys of `freshKeys` with last_seen_at = now (an empty array writes none). */
-const upsertKeys = (qc: QueryCreator<IdentificationTables>, p: Param, engine: Engine) =>
+const upsertKeys = (qc: QueryCreator<Database>, p: Param, engine: Engine) =>
   qc
     .insertInto('visitor_keys')
     .columns(['workspace_id', 'key', 'visitor_id', 'last_seen_at'])
@@ -163,7 +173,7 @@ const upsertKeys = (qc: QueryCreator<IdentificationTables>, p: Param, engine: En
     .onConflict((oc) => oc.columns(['workspace_id', 'key', 'visitor_id']).doUpdateSet({ last_seen_at: (eb) => eb.ref('excluded.last_seen_at') }));
 
 /** Deletes the visitor's keys not among `keys` and not seen since `staleBefore`, when `dropStale` is 1. */
-const deleteStaleKeys = (qc: QueryCreator<IdentificationTables>, p: Param, engine: Engine) =>
+const deleteStaleKeys = (qc: QueryCreator<Database>, p: Param, engine: Engine) =>
   qc
     .deleteFrom('visitor_keys')
     .where('visitor_id', '=', p('visitorId'))
@@ -173,7 +183,7 @@ const deleteStaleKeys = (qc: QueryCreator<IdentificationTables>, p: Param, engin
     .where(sql<boolean>`${p('dropStale')} = 1`);
 
 // SQLite: each statement on its own, in the shared transaction of group-commit.ts.
-const onSqlite = (write: Write) => prepareQuery((db: IdentificationDb, p) => write(db, p, 'sqlite'));
+const onSqlite = (write: Write) => prepareQuery((db, p) => write(db, p, 'sqlite'));
 const insertVisitorQuery = onSqlite(insertVisitorRow);
 const updateVisitorQuery = onSqlite(updateVisitorRow);
 const upsertKeysQuery = onSqlite(upsertKeys);
@@ -185,7 +195,7 @@ const deleteStaleKeysQuery = onSqlite(deleteStaleKeys);
  * must touch disjoint rows and not depend on each other's effects.
  */
 const onPostgres = (writes: Write[]) =>
-  prepareQuery((db: IdentificationDb, p) => {
+  prepareQuery((db, p) => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     let creator: QueryCreator<any> = db;
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -199,29 +209,31 @@ const recordVisitOnPostgres = onPostgres([updateVisitorRow, upsertKeys, deleteSt
  * SQLite: runs `work` in one transaction shared with the writes of concurrent requests
  * (group-commit.ts), or in the caller's transaction; committed on return.
  */
-async function writeOnSqlite(db: IdentificationDb, work: (trx: IdentificationDb) => Promise<unknown>): Promise<void> {
-  await (db.isTransaction ? work(db) : commitTogether(db, work));
+async function writeOnSqlite(store: Store, work: (trx: Store) => Promise<unknown>): Promise<void> {
+  await (internalsOf(store).db.isTransaction ? work(store) : commitTogether(store, work));
 }
 
+/** Creates a visitor with its `profile` (any JSON object) and blocking `keys`. */
 export async function insertVisitor(
-  db: IdentificationDb,
-  v: { workspaceId: string; visitorId: string; now: number; profile: VisitorProfile; keys: string[] },
+  store: Store,
+  v: { workspaceId: string; visitorId: string; now: number; profile: object; keys: string[] },
 ): Promise<void> {
   const stored: StoredProfile = { ...v.profile, k: v.keys, kt: v.now };
   const values = { workspaceId: v.workspaceId, visitorId: v.visitorId, now: v.now, profile: JSON.stringify(stored), freshKeys: JSON.stringify(v.keys) };
-  if (engineOf(db) === 'postgres') {
-    await insertVisitorOnPostgres(db, values);
+  if (store.engine === 'postgres') {
+    await insertVisitorOnPostgres(store, values);
     return;
   }
-  await writeOnSqlite(db, async (trx) => {
+  await writeOnSqlite(store, async (trx) => {
     await insertVisitorQuery(trx, values);
     if (v.keys.length > 0) await upsertKeysQuery(trx, values);
   });
 }
 
+/** Records a visit of a stored visitor: its new `profile`, its blocking `keys`, whether it came with its own token. */
 export async function recordVisit(
-  db: IdentificationDb,
-  v: { workspaceId: string; visitor: StoredVisitor; now: number; profile: VisitorProfile; keys: string[]; withToken: boolean },
+  store: Store,
+  v: { workspaceId: string; visitor: VisitorRecord; now: number; profile: object; keys: string[]; withToken: boolean },
 ): Promise<void> {
   const previous = new Set(v.visitor.keys);
   const keysChanged = v.keys.length !== previous.size || v.keys.some((k) => !previous.has(k));
@@ -249,11 +261,11 @@ export async function recordVisit(
     staleBefore: v.now - STALE_KEY_MS,
     dropStale: dropStale ? 1 : 0,
   };
-  if (engineOf(db) === 'postgres') {
-    await recordVisitOnPostgres(db, values);
+  if (store.engine === 'postgres') {
+    await recordVisitOnPostgres(store, values);
     return;
   }
-  await writeOnSqlite(db, async (trx) => {
+  await writeOnSqlite(store, async (trx) => {
     await updateVisitorQuery(trx, values);
     if (freshKeys.length > 0) await upsertKeysQuery(trx, values);
     if (dropStale) await deleteStaleKeysQuery(trx, values);
@@ -261,10 +273,45 @@ export async function recordVisit(
 }
 
 /** Forgets a visitor: its row and its keys. True when it existed. */
-export async function deleteVisitorRows(db: IdentificationDb, workspaceId: string, visitorId: string): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('visitor_keys').where('visitor_id', '=', visitorId).where('workspace_id', '=', workspaceId).execute();
-    const result = await trx.deleteFrom('visitors').where('visitor_id', '=', visitorId).where('workspace_id', '=', workspaceId).executeTakeFirst();
+export async function deleteVisitor(store: Store, workspaceId: string, visitorId: string): Promise<boolean> {
+  return store.transaction(async (trx) => {
+    const { db } = internalsOf(trx);
+    await db.deleteFrom('visitor_keys').where('visitor_id', '=', visitorId).where('workspace_id', '=', workspaceId).execute();
+    const result = await db.deleteFrom('visitors').where('visitor_id', '=', visitorId).where('workspace_id', '=', workspaceId).executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   });
+}
+
+/** True when the workspace has events of this visitor or still knows its identity. */
+export async function visitorExists(store: Store, workspaceId: string, visitorId: string): Promise<boolean> {
+  const { db } = internalsOf(store);
+  const event = await db
+    .selectFrom('events')
+    .select('event_id')
+    .where('workspace_id', '=', workspaceId)
+    .where('visitor_id', '=', visitorId)
+    .limit(1)
+    .executeTakeFirst();
+  if (event !== undefined) return true;
+  const identity = await db
+    .selectFrom('visitors')
+    .select('visitor_id')
+    .where('workspace_id', '=', workspaceId)
+    .where('visitor_id', '=', visitorId)
+    .executeTakeFirst();
+  return identity !== undefined;
+}
+
+/**
+ * Everything one identification decides on, in one step: the visitor named by a verified
+ * token when it still exists (a token visit needs nothing else), otherwise the candidates of
+ * the visit's blocking keys and how crowded each key kind is.
+ */
+export async function loadIdentificationState(
+  store: Store,
+  q: { workspaceId: string; tokenVisitorId?: string; keys: readonly string[] },
+): Promise<{ tokenVisitor: VisitorRecord | null; candidates: VisitorRecord[]; crowding: KeyCrowding }> {
+  const tokenVisitor = q.tokenVisitorId === undefined ? null : await loadVisitor(store, q.workspaceId, q.tokenVisitorId);
+  if (tokenVisitor) return { tokenVisitor, candidates: [], crowding: {} };
+  return { tokenVisitor: null, ...(await findCandidates(store, q.workspaceId, q.keys)) };
 }

@@ -1,0 +1,108 @@
+/**
+ * The decision of one identification, pure: from what the store loaded (the visitor of a
+ * verified token, or the candidates of the visit's blocking keys) to the plan of what to
+ * write and answer. No I/O, no clock, no randomness: the visit's time and fresh IDs come in.
+ *
+ * Order: a genuine token naming a visitor that still exists wins, unless its jar was revoked
+ * because another browser was proven to hold this visitor's ID; then the signals (exact and
+ * fuzzy matching among candidates, unique enough); then a new visitor.
+ */
+import type { Confidence } from '../../protocol/index.js';
+import type { VisitorRecord } from '../store/visitors.js';
+import { idOriginProbability } from './id-origin.js';
+import { addJar, observeJarUse, type JarRecord } from './jars.js';
+import { confidenceOf, decideWithoutToken, judgeTokenVisit, MATCH_CONFIDENCE, type KeyCrowding, type MatchPath, type VisitContext } from './matcher.js';
+import { emptyProfile, profileFrom, updateProfile, type VisitorProfile } from './profile.js';
+
+/** A stored visitor with its profile read. */
+export type KnownVisitor = Omit<VisitorRecord, 'profile'> & { profile: VisitorProfile };
+
+export function toKnownVisitor(record: VisitorRecord): KnownVisitor {
+  return { ...record, profile: profileFrom(record.profile) };
+}
+
+export interface IdentificationFacts {
+  visit: VisitContext;
+  /** The visitor a verified token named, with the token's jar (absent in older tokens); null without one. */
+  token: { visitor: KnownVisitor; jar?: string } | null;
+  /** Candidates of the visit's blocking keys (not needed when `token` is set). */
+  candidates: readonly KnownVisitor[];
+  crowding: KeyCrowding;
+  /** Fresh IDs, used when the plan needs them. */
+  fresh: { visitorId: string; jarId: string };
+}
+
+export type IdentificationPlan =
+  /** Record the visit on `visitor` with this profile and issue its token for `jar`. */
+  | { kind: 'link'; visitor: KnownVisitor; profile: VisitorProfile; withToken: boolean; jar: string; confidence: Confidence; path: 'token' | Exclude<MatchPath, 'new'> }
+  /** Create visitor `visitorId` with this profile and issue its token for `jar`. */
+  | { kind: 'create'; visitorId: string; profile: VisitorProfile; jar: string; confidence: Confidence; path: 'new' };
+
+/** Below this probability that the ID is its browser's own, an answer says so in its comment. */
+const ORIGIN_COMMENT_BELOW = 0.9;
+const CONTESTED_ID_COMMENT = 'the visitor ID was created while look-alike visitors existed; it may stand for another browser';
+const REVOKED_JAR_COMMENT = 'the token was shared with another browser; a new visitor';
+
+/**
+ * An answer is only as sure as the visitor ID is its browser's own: an ID created while
+ * look-alikes existed may stand for a known browser that lost its storage (id-origin.ts); an
+ * ID created for other reasons keeps the confidence of its creation (profile.birth).
+ */
+function inherit(confidence: Confidence, visitor: KnownVisitor): Confidence {
+  const { birth, contested } = visitor.profile;
+  if (birth === undefined || (!contested && birth >= 1)) return confidence;
+  const origin = contested ? idOriginProbability(birth, visitor.visitCount, false) : birth;
+  const score = Math.round(confidence.score * origin * 1000) / 1000;
+  // A guarded answer says why, unless its own path already did.
+  if (origin < ORIGIN_COMMENT_BELOW && confidence.comment === undefined) return { ...confidence, score, comment: CONTESTED_ID_COMMENT };
+  return { ...confidence, score };
+}
+
+function link(
+  visit: VisitContext,
+  visitor: KnownVisitor,
+  l: { withToken: boolean; jar: string; jars: JarRecord[]; twins: number; confidence: Confidence; path: 'token' | Exclude<MatchPath, 'new'> },
+): IdentificationPlan {
+  const profile = {
+    ...updateProfile(visitor.profile, visit.features, visit.network),
+    jars: l.jars,
+    ...(l.twins > 0 ? { twins: l.twins } : {}),
+  };
+  return { kind: 'link', visitor, profile, withToken: l.withToken, jar: l.jar, confidence: l.confidence, path: l.path };
+}
+
+/** `birth`: the confidence that the browser was never seen; `contested` when look-alikes existed. */
+function create(facts: IdentificationFacts, birth: Confidence, contested = false): IdentificationPlan {
+  const { visit, fresh } = facts;
+  const profile = {
+    ...updateProfile(emptyProfile(), visit.features, visit.network),
+    jars: addJar([], fresh.jarId, visit.now, visit.features.privateMode),
+    birth: birth.score,
+    ...(contested ? { contested: true as const } : {}),
+  };
+  const confidence = contested ? confidenceOf(idOriginProbability(birth.score, 0, true), birth.comment) : birth;
+  return { kind: 'create', visitorId: fresh.visitorId, profile, jar: fresh.jarId, confidence, path: 'new' };
+}
+
+export function decideIdentification(facts: IdentificationFacts): IdentificationPlan {
+  const { visit } = facts;
+  if (facts.token) {
+    const { visitor } = facts.token;
+    const jar = facts.token.jar ?? facts.fresh.jarId;
+    const seen = observeJarUse(visitor.profile.jars ?? [], jar, visit.now, visit.features.privateMode);
+    if (seen.revoked) return create(facts, confidenceOf(MATCH_CONFIDENCE.newAfterRevokedJar, REVOKED_JAR_COMMENT));
+    const twins = (visitor.profile.twins ?? 0) + (seen.conflict ? 1 : 0);
+    const confidence = inherit(judgeTokenVisit(visit, visitor), visitor);
+    return link(visit, visitor, { withToken: true, jar, jars: seen.jars, twins, confidence, path: 'token' });
+  }
+
+  const decision = decideWithoutToken(visit, facts.candidates, facts.crowding);
+  if (decision.kind === 'link') {
+    const visitor = facts.candidates.find((c) => c.visitorId === decision.visitorId)!;
+    const jar = facts.fresh.jarId;
+    const jars = addJar(visitor.profile.jars ?? [], jar, visit.now, visit.features.privateMode);
+    const confidence = inherit(decision.confidence, visitor);
+    return link(visit, visitor, { withToken: false, jar, jars, twins: visitor.profile.twins ?? 0, confidence, path: decision.path });
+  }
+  return create(facts, decision.confidence, decision.contested);
+}

@@ -1,0 +1,59 @@
+/**
+ * The handle every store function receives: the `Store` type and, for store/ files only, the
+ * way to its internals (the Kysely instance and the per-instance state). Apart from index.ts
+ * (which opens stores) so that store files can import it without an import cycle.
+ */
+import type { CompiledQuery, Kysely } from 'kysely';
+import type { Engine } from './database.js';
+import type { ReadCaches } from './read-cache.js';
+import type { Database, EventsTable } from './schema.js';
+
+export const INTERNALS: unique symbol = Symbol('store internals');
+
+/** Work for a shared SQLite transaction (group-commit.ts); `trx` is the transaction's store. */
+export type GroupWork = (trx: Store) => Promise<unknown>;
+
+/** A hot statement compiled once per store (prepared-query.ts). */
+export interface CompiledPrepared {
+  query: CompiledQuery<unknown>;
+  bind: (values: object) => unknown[];
+}
+
+/** What one store instance keeps between statements; shared by the store and its transactions. */
+export interface StoreState {
+  readCaches: ReadCaches;
+  /** Compiled hot statements, per statement definition. */
+  compiled: Map<object, CompiledPrepared>;
+  /** SQLite: the shared transaction of concurrent writes (group-commit.ts). */
+  commitTogether?: (work: GroupWork) => Promise<void>;
+  /** PostgreSQL: the multi-row event insert of concurrent requests (events.ts). */
+  insertEventRow?: (row: EventsTable) => Promise<void>;
+}
+
+export interface StoreInternals {
+  /** The Kysely instance, or the transaction when this store is a transaction's view. */
+  db: Kysely<Database>;
+  state: StoreState;
+}
+
+export interface Store {
+  readonly engine: Engine;
+  /** Where the data lives, for people: the SQLite file or the PostgreSQL URL without password. */
+  readonly location: string;
+  /** Runs `work` in one transaction; `trx` is a store whose functions run inside it. */
+  transaction<T>(work: (trx: Store) => Promise<T>): Promise<T>;
+  /** Brings the schema to the latest version; returns the migrations applied. */
+  migrate(): Promise<string[]>;
+  destroy(): Promise<void>;
+  readonly [INTERNALS]: StoreInternals;
+}
+
+/** For store/ files only: the Kysely instance (or transaction) and the instance state behind a store. */
+export function internalsOf(store: Store): StoreInternals {
+  return store[INTERNALS];
+}
+
+/** The Kysely instance behind a store, for tests that assert on rows directly. */
+export function kyselyOf(store: Store): Kysely<Database> {
+  return store[INTERNALS].db;
+}

@@ -1,0 +1,91 @@
+/**
+ * The identification decision without a database: from loaded facts (the token's visitor, or
+ * candidates) to the plan of what to write and answer.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Signals } from '../../src/protocol/index.js';
+import { decideIdentification, type IdentificationFacts, type KnownVisitor } from '../../src/service/identification/decide-identification.js';
+import { extractFeatures } from '../../src/service/identification/features.js';
+import { addJar } from '../../src/service/identification/jars.js';
+import { MATCH_CONFIDENCE, type VisitContext } from '../../src/service/identification/matcher.js';
+import { emptyProfile, updateProfile } from '../../src/service/identification/profile.js';
+import { iphone, macSafari, upgradeChrome, windowsChrome } from './fixtures.js';
+
+const DAY = 24 * 3600 * 1000;
+const NOW = 30 * DAY;
+const NETWORK = 'v4:203.0.113';
+const fresh = { visitorId: 'FreshVisitorId000000', jarId: 'freshjar00' };
+
+function visitOf(signals: Signals, now = NOW): VisitContext {
+  return { features: extractFeatures(signals), network: NETWORK, now };
+}
+
+/** A visitor seen on earlier visits with these signals, holding jar `jar`. */
+function known(id: string, visits: Signals[], jar = 'jar0000000'): KnownVisitor {
+  let profile = emptyProfile();
+  for (const s of visits) profile = updateProfile(profile, extractFeatures(s), NETWORK);
+  profile = { ...profile, jars: addJar([], jar, 1 * DAY, false), birth: 0.95 };
+  return { visitorId: id, firstSeenAt: 1 * DAY, lastSeenAt: 20 * DAY, visitCount: visits.length, lastTokenAt: 20 * DAY, profile, keys: [], keysRefreshedAt: 1 * DAY };
+}
+
+const facts = (over: Partial<IdentificationFacts>): IdentificationFacts => ({
+  visit: visitOf(windowsChrome()),
+  token: null,
+  candidates: [],
+  crowding: {},
+  fresh,
+  ...over,
+});
+
+describe('decideIdentification', () => {
+  it('a token visit links to the token visitor, keeps its jar and records the token', () => {
+    const visitor = known('TokenVisitor00000000', [windowsChrome(), windowsChrome()]);
+    const plan = decideIdentification(facts({ token: { visitor, jar: 'jar0000000' } }));
+    expect(plan).toMatchObject({ kind: 'link', withToken: true, jar: 'jar0000000', path: 'token' });
+    if (plan.kind !== 'link') throw new Error('expected a link');
+    expect(plan.visitor.visitorId).toBe('TokenVisitor00000000');
+    expect(plan.confidence.score).toBeGreaterThan(0.9);
+    expect(plan.profile.jars?.find((j) => j.i === 'jar0000000')?.last).toBe(NOW);
+  });
+
+  it('a token of an older format (no jar) gets a fresh jar on its visitor', () => {
+    const visitor = known('TokenVisitor00000000', [windowsChrome()]);
+    const plan = decideIdentification(facts({ token: { visitor } }));
+    expect(plan).toMatchObject({ kind: 'link', jar: fresh.jarId, path: 'token' });
+  });
+
+  it('a token whose jar was revoked gets a new visitor, said so in the confidence', () => {
+    const visitor = known('TokenVisitor00000000', [windowsChrome()]);
+    visitor.profile.jars = [{ i: 'stolenjar0', first: 2 * DAY, last: 3 * DAY, x: 1 }, ...(visitor.profile.jars ?? [])];
+    const plan = decideIdentification(facts({ token: { visitor, jar: 'stolenjar0' } }));
+    expect(plan).toMatchObject({ kind: 'create', visitorId: fresh.visitorId, jar: fresh.jarId, path: 'new' });
+    expect(plan.confidence.score).toBe(MATCH_CONFIDENCE.newAfterRevokedJar);
+    expect(plan.confidence.comment).toMatch(/shared with another browser/);
+    expect(plan.profile.jars?.map((j) => j.i)).toEqual([fresh.jarId]);
+  });
+
+  it('without a token, a drifted browser links to its candidate with a fresh jar and no token record', () => {
+    const visitor = known('KnownChrome000000000', [windowsChrome(), windowsChrome()]);
+    const other = known('KnownSafari000000000', [macSafari()]);
+    const plan = decideIdentification(facts({ visit: visitOf(upgradeChrome(windowsChrome())), candidates: [other, visitor] }));
+    expect(plan).toMatchObject({ kind: 'link', withToken: false, jar: fresh.jarId });
+    if (plan.kind !== 'link') throw new Error('expected a link');
+    expect(plan.visitor.visitorId).toBe('KnownChrome000000000');
+    expect(['exact', 'fuzzy', 'cluster']).toContain(plan.path);
+    expect(plan.profile.jars?.map((j) => j.i)).toContain(fresh.jarId);
+  });
+
+  it('without a token or a matching candidate, a new visitor is planned with its birth confidence', () => {
+    const plan = decideIdentification(facts({ visit: visitOf(iphone()), candidates: [known('KnownSafari000000000', [macSafari()])] }));
+    expect(plan).toMatchObject({ kind: 'create', visitorId: fresh.visitorId, jar: fresh.jarId, path: 'new' });
+    expect(plan.profile.birth).toBe(plan.confidence.score);
+  });
+
+  it('is pure: the same facts give the same plan and the facts are left as they were', () => {
+    const visitor = known('TokenVisitor00000000', [windowsChrome()]);
+    const input = facts({ token: { visitor, jar: 'jar0000000' } });
+    const before = JSON.stringify(input);
+    expect(decideIdentification(input)).toEqual(decideIdentification(input));
+    expect(JSON.stringify(input)).toBe(before);
+  });
+});
