@@ -8,6 +8,7 @@ import { deleteVisitorIdentity } from '../identification/identifier.js';
 import { newId } from '../store/ids.js';
 import type { Engine } from '../store/database.js';
 import type { Database } from '../store/schema.js';
+import { RateLimited } from '../http/errors.js';
 import { ApiError, ERRORS } from './errors.js';
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -28,11 +29,8 @@ function checkLimits(requestTimes: number[], now: number): void {
     if (inWindow.length >= limit.max) {
       // requestTimes are ascending: the oldest in the window frees the first slot.
       const freeAt = inWindow[inWindow.length - limit.max]! + limit.windowMs;
-      throw new ApiError(
-        ERRORS.tooManyRequests,
-        `too many requests: at most ${limit.max} visitor deletions per ${limit.name}`,
-        Math.max(1, Math.ceil((freeAt - now) / 1000)),
-      );
+      const retryAfter = Math.max(1, Math.ceil((freeAt - now) / 1000));
+      throw new RateLimited(retryAfter, `too many requests: at most ${limit.max} visitor deletions per ${limit.name}`);
     }
   }
 }
