@@ -19,7 +19,7 @@ const HUGE = JSON.stringify({ linked_id: 'x', pad: 'y'.repeat(MAX_REQUEST_BYTES)
 async function send(url: string, method: string, path: string, init: { body?: string; headers?: Record<string, string> } = {}) {
   const res = await fetch(`${url}${path}`, { method, body: init.body, headers: init.headers });
   const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text === '' ? undefined : (JSON.parse(text) as any) };
+  return { status: res.status, headers: res.headers, body: text === '' ? undefined : JSON.parse(text) };
 }
 
 describe('error model of the service', () => {
@@ -133,13 +133,13 @@ describe('error plugin on a small app', () => {
     const app = Fastify({ loggerInstance: pino({ level: 'error' }, sink) });
     await app.register(errorHandler);
     const violations = [{ property: 'name', message: 'must have at least 3 characters' }];
-    app.post('/m', { config: { errorFamily: 'management' } }, async () => {
+    app.post('/m', { config: { errorFamily: 'management' } }, () => {
       throw new ValidationError('invalid name', violations);
     });
-    app.post('/a', { config: { errorFamily: 'agent' } }, async () => {
+    app.post('/a', { config: { errorFamily: 'agent' } }, () => {
       throw new ValidationError('invalid name', violations);
     });
-    app.get('/boom', { config: { errorFamily: 'management' } }, async () => {
+    app.get('/boom', { config: { errorFamily: 'management' } }, () => {
       throw new Error('database on fire');
     });
     return app;

@@ -11,8 +11,8 @@ import { packageRoot } from '../package-root.js';
 import { findApiKeyWithRegion } from '../store/api-keys.js';
 import { BUNDLE_FILES, createBundleCache, type BundleFormat } from './agent-bundle.js';
 
-const KEY_NOT_FOUND = { status: 404, code: 'public_api_key_not_found', v3: 'TokenNotFound', message: 'no enabled public API key matches this URL' } as const;
-const AGENT_NOT_BUILT = { status: 503, code: 'agent_not_built', v3: 'Failed', message: 'the agent build is missing' } as const;
+const KEY_NOT_FOUND = { status: 404, code: 'public_api_key_not_found', message: 'no enabled public API key matches this URL' } as const;
+const AGENT_NOT_BUILT = { status: 503, code: 'agent_not_built', message: 'the agent build is missing' } as const;
 
 export const CDN_CACHE_CONTROL = 'public, max-age=3600, stale-while-revalidate=86400';
 

@@ -24,7 +24,7 @@ const FAMILIES = {
   /** Server API v4; v4 removed `Retry-After`. */
   v4: { body: (e) => errorObject(e, e.kind.code), retryAfter: false },
   /** Server API v3, with its PascalCase codes. */
-  v3: { body: (e) => errorObject(e, e.kind.v3), retryAfter: true },
+  v3: { body: (e) => errorObject(e, e.kind.v3 ?? e.kind.code), retryAfter: true },
   /** The v3 visitor lookup: a plain `{error: "<text>"}`. */
   'v3-plain': { body: (e) => ({ error: e.message }), retryAfter: true },
   /** `POST /`, the agent's endpoint: the protocol's `IdentifyErrorResponse`. */

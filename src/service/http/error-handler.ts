@@ -38,10 +38,12 @@ function fromFastify(error: FastifyError): ApiError | undefined {
 function send(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {
   const family = familyOf(request);
   if (family.retryAfter && error.retryAfter !== undefined) void reply.header('Retry-After', String(error.retryAfter));
+  // The operator finds the request's log lines by this id.
+  if (error.status >= 500) void reply.header('X-Request-Id', request.id);
   return reply.code(error.status).type('application/json; charset=utf-8').send(family.body(error));
 }
 
-async function errorHandler(app: FastifyInstance): Promise<void> {
+function errorHandler(app: FastifyInstance, _options: unknown, done: () => void): void {
   app.setNotFoundHandler((request, reply) => {
     send(request, reply, new NotFound(undefined, `no route for ${request.method} ${request.url.split('?')[0]}`));
   });
@@ -49,11 +51,11 @@ async function errorHandler(app: FastifyInstance): Promise<void> {
     let known = error instanceof ApiError ? error : fromFastify(error);
     if (known === undefined) {
       request.log.error({ err: error }, 'request failed');
-      void reply.header('X-Request-Id', request.id);
       known = new Failed(undefined, error);
     }
     return send(request, reply, known);
   });
+  done();
 }
 
 // Applies to the whole application, not only to what this plugin registers: the plugin is not

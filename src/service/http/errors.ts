@@ -9,8 +9,8 @@
 export interface ErrorKind {
   status: number;
   code: string;
-  /** The legacy Server API v3 code of the same failure. */
-  v3: string;
+  /** The legacy Server API v3 code of the same failure, for kinds Server API v3 can answer. */
+  v3?: string;
   message: string;
 }
 

@@ -3,13 +3,13 @@
  * wrong_region, payload_too_large, too_many_requests, failed) they are the contract's codes
  * (compatibility.md), which the agent passes to the page unchanged.
  */
-import { Forbidden } from '../http/errors.js';
+import { Forbidden, type ErrorKind } from '../http/errors.js';
 
 const KINDS = {
-  publicKeyRequired: { status: 403, code: 'public_api_key_required', v3: 'TokenRequired', message: 'public API key is missing or empty' },
-  publicKeyNotFound: { status: 403, code: 'public_api_key_not_found', v3: 'TokenNotFound', message: 'no workspace found for specified public API key' },
-  requestFiltered: { status: 403, code: 'request_filtered', v3: 'RequestFiltered', message: 'request filtered' },
-} as const;
+  publicKeyRequired: { status: 403, code: 'public_api_key_required', message: 'public API key is missing or empty' },
+  publicKeyNotFound: { status: 403, code: 'public_api_key_not_found', message: 'no workspace found for specified public API key' },
+  requestFiltered: { status: 403, code: 'request_filtered', message: 'request filtered' },
+} as const satisfies Record<string, ErrorKind>;
 
 export const publicKeyRequired = (): Forbidden => new Forbidden(KINDS.publicKeyRequired);
 export const publicKeyNotFound = (message?: string): Forbidden => new Forbidden(KINDS.publicKeyNotFound, message);
