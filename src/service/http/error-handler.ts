@@ -51,7 +51,7 @@ function errorHandler(app: FastifyInstance, _options: unknown, done: () => void)
     let known = error instanceof ApiError ? error : fromFastify(error);
     if (known === undefined) {
       request.log.error({ err: error }, 'request failed');
-      known = new Failed(undefined, error);
+      known = new Failed();
     }
     return send(request, reply, known);
   });

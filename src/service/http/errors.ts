@@ -36,9 +36,9 @@ export class ApiError extends Error {
   constructor(
     readonly kind: ErrorKind,
     message: string = kind.message,
-    options: { retryAfter?: number; cause?: unknown } = {},
+    options: { retryAfter?: number } = {},
   ) {
-    super(message, { cause: options.cause });
+    super(message);
     this.retryAfter = options.retryAfter;
   }
 
@@ -105,7 +105,7 @@ export class RateLimited extends ApiError {
 
 /** An internal failure the caller may retry; never carries a partial payload. */
 export class Failed extends ApiError {
-  constructor(message?: string, cause?: unknown) {
-    super(COMMON_ERRORS.failed, message, { cause });
+  constructor(message?: string) {
+    super(COMMON_ERRORS.failed, message);
   }
 }
