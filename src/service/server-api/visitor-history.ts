@@ -8,7 +8,7 @@
  */
 import type { V4Event } from '../../events/v4-event.js';
 import { toV3Visit } from '../../events/v4-to-v3.js';
-import type { VisitorHistory } from '../../server/server-api-types.js';
+import type { VisitorHistory } from '../../events/server-api.js';
 import { findVisitorEventTimestamp, scanVisitorEvents } from '../store/events.js';
 import type { Store } from '../store/index.js';
 import { invalid } from './errors.js';
