@@ -258,7 +258,7 @@ export function toV3Products(e: V4Event): V3Products {
   if (e.velocity !== undefined) {
     p.velocity = {
       data: Object.fromEntries(
-        Object.entries(e.velocity).map(([k, w]) => [camelKey(k), velocityWindows(w)]),
+        (Object.entries(e.velocity) as [string, Window3][]).map(([k, w]) => [camelKey(k), velocityWindows(w)]),
       ),
     };
   }

@@ -8,8 +8,10 @@ import { ingestionRoutes } from './ingestion/route.js';
 import { serverApiRoutes } from './server-api/index.js';
 
 export async function buildApp(ctx: ServiceContext): Promise<FastifyInstance> {
+  // Typed as Fastify's base logger so that the app is a plain FastifyInstance.
+  const loggerInstance: FastifyBaseLogger = ctx.logger;
   const app = Fastify({
-    loggerInstance: ctx.logger as FastifyBaseLogger,
+    loggerInstance,
     trustProxy: ctx.config.trustProxy,
     // Requests still in flight when close() is called get to finish; idle keep-alives are cut.
     forceCloseConnections: 'idle',

@@ -83,5 +83,5 @@ export function serviceConfigFrom(values: Record<string, string | boolean | unde
     if (spec.config) config[spec.config] = value;
     if (spec.flag === 'no-demo') config.demo = !value;
   }
-  return config as ServiceConfig;
+  return config;
 }
