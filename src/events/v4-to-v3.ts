@@ -1,7 +1,7 @@
 /**
- * The v4 -> v3 field mapping of the contract (interface.md, "Field mapping"), as pure
- * functions. Tessera stores only v4 events; the legacy Server API and legacy webhooks derive
- * their payloads here.
+ * The v4 -> v3 field mapping of the interface contract (shared/spec/interface.md, outside this
+ * repository, "Field mapping"), as pure functions. Tessera stores only v4 events; the legacy
+ * Server API and legacy webhooks derive their payloads here.
  */
 import type { IpInfoEntry, V4Event, Window3 } from './v4-event.js';
 import type {

@@ -1,6 +1,7 @@
 /**
  * The CLI's options, once: each with its flag, environment variable, default and help text.
- * `--help`, the argument parser and the README table all come from this list.
+ * `--help`, the argument parser and the table of docs/configuration.md
+ * (scripts/generate-config-docs.ts) all come from this list.
  */
 import { DEFAULT_CONFIG, type ServiceConfig } from '../config.js';
 
