@@ -47,6 +47,15 @@ describe('docs/identification.md states the confidence the service gives', () =>
     return res.json as IdentifyResponse;
   }
 
+  it('the sentence that explains the token figure names the service\'s constants', () => {
+    const text = readFileSync(DOC, 'utf8').replace(/\s+/g, ' ');
+    const m = /gets \*\*([0-9.]+)\*\*, not more: ([0-9.]+) for the token, times ([0-9.]+) for the ID/.exec(text);
+    expect(m, 'docs/identification.md: the sentence explaining the token figure').not.toBeNull();
+    expect(Number(m![1])).toBe(stated.token);
+    expect(Number(m![2])).toBe(MATCH_CONFIDENCE.token);
+    expect(Number(m![3])).toBe(MATCH_CONFIDENCE.newClear);
+  });
+
   it('the table lists the four cases, and nothing else', () => {
     expect(Object.keys(stated).sort()).toEqual(['first-visit', 'token', 'token-drifted', 'token-other-device']);
   });
