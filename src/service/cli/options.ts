@@ -1,7 +1,7 @@
 /**
  * The CLI's options, once: each with its flag, environment variable, default and help text.
- * `--help`, the argument parser and the table of docs/configuration.md
- * (scripts/generate-config-docs.ts) all come from this list.
+ * `--help` and the argument parser come from this list; test/docs/configuration-table.test.ts
+ * checks the table of docs/configuration.md against it.
  */
 import { DEFAULT_CONFIG, type ServiceConfig } from '../config.js';
 
