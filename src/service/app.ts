@@ -3,6 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { cdnRoutes } from './cdn/route.js';
 import type { ServiceContext } from './context.js';
 import { demoRoutes } from './demo/route.js';
+import { errorHandler } from './http/error-handler.js';
 import { ingestionRoutes } from './ingestion/route.js';
 import { serverApiRoutes } from './server-api/index.js';
 
@@ -23,18 +24,8 @@ export async function buildApp(ctx: ServiceContext): Promise<FastifyInstance> {
     if (closing) void reply.header('Connection', 'close');
     return payload;
   });
-  app.setNotFoundHandler((request, reply) => {
-    void reply.code(404).send({ error: { code: 'not_found', message: `no route for ${request.method} ${request.url.split('?')[0]}` } });
-  });
-  app.setErrorHandler((error, request, reply) => {
-    const err = error as { statusCode?: number; validation?: unknown; message: string };
-    if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) {
-      return reply.code(err.statusCode).send({ error: { code: 'request_cannot_be_parsed', message: err.message } });
-    }
-    request.log.error({ err: error }, 'request failed');
-    return reply.code(500).send({ error: { code: 'failed', message: 'internal server error' } });
-  });
-
+  // First, so that every route registered after it, and unknown routes, share it.
+  await app.register(errorHandler);
   await app.register(ingestionRoutes, { ctx });
   await app.register(cdnRoutes, { ctx });
   await app.register(serverApiRoutes, { ctx });

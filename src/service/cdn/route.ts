@@ -6,9 +6,13 @@
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
+import { ApiError, COMMON_ERRORS, NotFound } from '../http/errors.js';
 import { packageRoot } from '../package-root.js';
 import { findApiKeyWithRegionCached } from '../store/api-keys.js';
 import { BUNDLE_FILES, createBundleCache, type BundleFormat } from './agent-bundle.js';
+
+const KEY_NOT_FOUND = { status: 404, code: 'public_api_key_not_found', message: 'no enabled public API key matches this URL' } as const;
+const AGENT_NOT_BUILT = { status: 503, code: 'agent_not_built', message: 'the agent build is missing' } as const;
 
 export const CDN_CACHE_CONTROL = 'public, max-age=3600, stale-while-revalidate=86400';
 
@@ -27,25 +31,17 @@ export async function cdnRoutes(app: FastifyInstance, opts: { ctx: ServiceContex
     void reply.header('Access-Control-Allow-Origin', '*').header('Cross-Origin-Resource-Policy', 'cross-origin');
     const apiKey = request.params.key;
     const key = await findApiKeyWithRegionCached(ctx.store, apiKey);
-    if (!key || key.type !== 'public' || key.status !== 'enabled') {
-      return reply.code(404).send({
-        error: { code: 'public_api_key_not_found', message: 'no enabled public API key matches this URL' },
-      });
-    }
+    if (!key || key.type !== 'public' || key.status !== 'enabled') throw new NotFound(KEY_NOT_FOUND);
     let origin: string;
     try {
       origin = serviceOrigin(ctx, request);
     } catch {
-      return reply.code(400).send({ error: { code: 'request_cannot_be_parsed', message: 'invalid Host header' } });
+      throw new ApiError(COMMON_ERRORS.badRequest, 'invalid Host header');
     }
     const bundle = await bundles.get(format, apiKey, `${origin}/`);
     if (!bundle) {
-      return reply.code(503).header('Retry-After', '30').send({
-        error: {
-          code: 'agent_not_built',
-          message: `the agent build dist/agent/${BUNDLE_FILES[format]} is missing: run "npm run build" in the service's directory`,
-        },
-      });
+      const message = `the agent build dist/agent/${BUNDLE_FILES[format]} is missing: run "npm run build" in the service's directory`;
+      throw new ApiError(AGENT_NOT_BUILT, message, { retryAfter: 30 });
     }
     void reply
       .header('Cache-Control', CDN_CACHE_CONTROL)
@@ -59,6 +55,8 @@ export async function cdnRoutes(app: FastifyInstance, opts: { ctx: ServiceContex
     return reply.send(bundle.body);
   };
 
-  app.get<{ Params: { key: string } }>('/v4/:key', (request, reply) => serve('esm', request, reply));
-  app.get<{ Params: { key: string } }>('/v4/:key/iife.js', (request, reply) => serve('iife', request, reply));
+  // Not the Server API, though under /v4/: its errors are generic ones.
+  const config = { errorFamily: 'generic' as const };
+  app.get<{ Params: { key: string } }>('/v4/:key', { config }, (request, reply) => serve('esm', request, reply));
+  app.get<{ Params: { key: string } }>('/v4/:key/iife.js', { config }, (request, reply) => serve('iife', request, reply));
 }

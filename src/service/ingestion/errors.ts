@@ -1,36 +1,17 @@
 /**
- * Errors of the ingestion endpoint, in the `IdentifyErrorResponse` shape. The codes are the
- * contract's (compatibility.md); the agent passes them to the page unchanged.
+ * The agent endpoint's own error kinds; with the common ones (request_cannot_be_parsed,
+ * wrong_region, payload_too_large, too_many_requests, failed) they are the contract's codes
+ * (compatibility.md), which the agent passes to the page unchanged.
  */
-import type { FastifyReply } from 'fastify';
-import { PROTOCOL_VERSION, type IdentifyErrorResponse } from '../../protocol/index.js';
+import { Forbidden, type ErrorKind } from '../http/errors.js';
 
-export const INGESTION_ERRORS = {
-  request_cannot_be_parsed: 400,
-  public_api_key_required: 403,
-  public_api_key_not_found: 403,
-  wrong_region: 403,
-  request_filtered: 403,
-  payload_too_large: 413,
-  too_many_requests: 429,
-  failed: 500,
-} as const;
+const KINDS = {
+  publicKeyRequired: { status: 403, code: 'public_api_key_required', message: 'public API key is missing or empty' },
+  publicKeyNotFound: { status: 403, code: 'public_api_key_not_found', message: 'no workspace found for specified public API key' },
+  requestFiltered: { status: 403, code: 'request_filtered', message: 'request filtered' },
+} as const satisfies Record<string, ErrorKind>;
 
-export type IngestionErrorCode = keyof typeof INGESTION_ERRORS;
-
-export class IngestionError extends Error {
-  constructor(
-    readonly code: IngestionErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-export function errorBody(code: IngestionErrorCode, message: string): IdentifyErrorResponse {
-  return { v: PROTOCOL_VERSION, error: { code, message } };
-}
-
-export function sendIngestionError(reply: FastifyReply, code: IngestionErrorCode, message: string): FastifyReply {
-  return reply.code(INGESTION_ERRORS[code]).type('application/json; charset=utf-8').send(errorBody(code, message));
-}
+export const publicKeyRequired = (): Forbidden => new Forbidden(KINDS.publicKeyRequired);
+export const publicKeyNotFound = (message?: string): Forbidden => new Forbidden(KINDS.publicKeyNotFound, message);
+/** Denied by a filtering rule; the message is the rule's `deny_with`. */
+export const requestFiltered = (denyWith: string): Forbidden => new Forbidden(KINDS.requestFiltered, denyWith);

@@ -23,9 +23,10 @@ import { insertEvent } from '../store/events.js';
 import { listFilteringRulesCached } from '../store/filtering-rules.js';
 import { newEventId } from '../store/ids.js';
 import { readRecentActivity } from '../store/recent-activity.js';
+import { ApiError, COMMON_ERRORS, Forbidden, RateLimited, ValidationError } from '../http/errors.js';
 import { normaliseIp } from './client-ip.js';
 import { allowAnyOrigin, answerPreflight } from './cors.js';
-import { IngestionError, sendIngestionError } from './errors.js';
+import { publicKeyNotFound, publicKeyRequired, requestFiltered } from './errors.js';
 import { identifyRequestSchema } from './request-schema.js';
 
 export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: ServiceContext }): Promise<void> {
@@ -38,52 +39,33 @@ export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: Service
     try {
       done(null, JSON.parse(body as string));
     } catch {
-      done(new IngestionError('request_cannot_be_parsed', 'request body is not valid JSON'), undefined);
+      done(new ApiError(COMMON_ERRORS.badRequest, 'request body is not valid JSON'), undefined);
     }
   });
 
   app.addHook('onRequest', async (request, reply) => allowAnyOrigin(request, reply));
 
-  app.setErrorHandler((error, request, reply) => {
-    if (error instanceof IngestionError) return sendIngestionError(reply, error.code, error.message);
-    const err = error as { code?: string; statusCode?: number; validation?: unknown; message: string };
-    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || err.statusCode === 413) {
-      return sendIngestionError(reply, 'payload_too_large', `payload too large: the limit is ${MAX_REQUEST_BYTES} bytes`);
-    }
-    if (err.validation) return sendIngestionError(reply, 'request_cannot_be_parsed', `invalid request: ${err.message}`);
-    if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) {
-      return sendIngestionError(reply, 'request_cannot_be_parsed', err.message);
-    }
-    request.log.error({ err: error }, 'identification request failed');
-    return sendIngestionError(reply, 'failed', 'internal server error');
-  });
+  const config = { errorFamily: 'agent' as const };
+  app.options('/', { config }, async (request, reply) => answerPreflight(request, reply));
 
-  app.options('/', async (request, reply) => answerPreflight(request, reply));
-
-  app.post('/', { bodyLimit: MAX_REQUEST_BYTES, schema: { body: identifyRequestSchema } }, async (request, reply) => {
+  app.post('/', { config, bodyLimit: MAX_REQUEST_BYTES, schema: { body: identifyRequestSchema } }, async (request, reply) => {
     const body = request.body as IdentifyRequest;
     const now = ctx.clock();
     const ip = normaliseIp(request.ip);
 
     if (body.tags !== undefined && Buffer.byteLength(JSON.stringify(body.tags)) > MAX_TAGS_JSON_BYTES) {
-      return sendIngestionError(reply, 'request_cannot_be_parsed', `invalid request: tags exceed ${MAX_TAGS_JSON_BYTES} bytes of JSON`);
+      const message = `tags exceed ${MAX_TAGS_JSON_BYTES} bytes of JSON`;
+      throw new ValidationError(`invalid request: ${message}`, [{ property: 'body.tags', message }]);
     }
-    if (!body.api_key) return sendIngestionError(reply, 'public_api_key_required', 'public API key is missing or empty');
+    if (!body.api_key) throw publicKeyRequired();
     const key = await findApiKeyWithRegionCached(ctx.store, body.api_key);
     // A secret or management key in a page is refused like an unknown one: it must not work there.
-    if (!key || key.type !== 'public' || !key.environment_id) {
-      return sendIngestionError(reply, 'public_api_key_not_found', 'no workspace found for specified public API key');
-    }
-    if (key.status !== 'enabled') {
-      return sendIngestionError(reply, 'public_api_key_not_found', 'the public API key is disabled');
-    }
+    if (!key || key.type !== 'public' || !key.environment_id) throw publicKeyNotFound();
+    if (key.status !== 'enabled') throw publicKeyNotFound('the public API key is disabled');
     const limit = await ctx.rateLimiter.consume(`ingest:${key.id}`, key.rate_limit, 1);
-    if (!limit.allowed) {
-      void reply.header('Retry-After', String(limit.retryAfterSeconds));
-      return sendIngestionError(reply, 'too_many_requests', 'too many requests');
-    }
+    if (!limit.allowed) throw new RateLimited(limit.retryAfterSeconds);
     if (key.region !== ctx.config.region) {
-      return sendIngestionError(reply, 'wrong_region', `wrong region: the workspace is in "${key.region}", this service serves "${ctx.config.region}"`);
+      throw new Forbidden(COMMON_ERRORS.wrongRegion, `wrong region: the workspace is in "${key.region}", this service serves "${ctx.config.region}"`);
     }
 
     const environmentId = key.environment_id;
@@ -93,7 +75,7 @@ export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: Service
       const decision = decide(rules, ctx.ruleEvaluator, ruleRequest);
       if (decision.action === 'deny') {
         request.log.info({ rule: decision.rule.id }, 'identification request denied by a filtering rule');
-        return sendIngestionError(reply, 'request_filtered', decision.denyWith);
+        throw requestFiltered(decision.denyWith);
       }
     }
 

@@ -6,6 +6,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import { findApiKeyWithRegion } from '../store/api-keys.js';
+import { RateLimited } from '../http/errors.js';
 import { ApiError, ERRORS } from './errors.js';
 
 export interface Caller {
@@ -38,9 +39,7 @@ async function authenticate(
   if (key === undefined || key.type !== 'secret' || key.status !== 'enabled') throw new ApiError(ERRORS.keyNotFound);
   if (key.region !== ctx.config.region) throw new ApiError(ERRORS.wrongRegion);
   const decision = await ctx.rateLimiter.consume(`server-api:${key.id}`, key.rate_limit, 1);
-  if (!decision.allowed) {
-    throw new ApiError(ERRORS.tooManyRequests, ERRORS.tooManyRequests.message, decision.retryAfterSeconds);
-  }
+  if (!decision.allowed) throw new RateLimited(decision.retryAfterSeconds);
   return { workspaceId: key.workspace_id, keyId: key.id };
 }
 

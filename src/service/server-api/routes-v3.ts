@@ -21,10 +21,10 @@ import { VISITS_SCAN_LIMIT, visitorHistory } from './visitor-history.js';
 type IdParams = { request_id?: string; visitor_id?: string };
 
 export function registerV3Routes(app: FastifyInstance, ctx: ServiceContext, auth: Authenticator): void {
-  const config = { dialect: 'v3' as const };
+  const config = { errorFamily: 'v3' as const };
 
   // The visitor lookup answers errors with a plain `{"error": "<text>"}`.
-  app.get<{ Params: IdParams }>('/visitors/:visitor_id', { config: { dialect: 'v3-plain' as const } }, async (request) => {
+  app.get<{ Params: IdParams }>('/visitors/:visitor_id', { config: { errorFamily: 'v3-plain' as const } }, async (request) => {
     const visitorId = parseId(request.params.visitor_id, 'visitor_id');
     const query = request.query as RawQuery;
     const paginationKey = single(query, 'paginationKey');

@@ -22,7 +22,7 @@ function assertStoredJson(payload: string): void {
 }
 
 export function registerV4Routes(app: FastifyInstance, ctx: ServiceContext, auth: Authenticator): void {
-  const config = { dialect: 'v4' as const };
+  const config = { errorFamily: 'v4' as const };
 
   app.get('/v4/events', { config }, async (request, reply) => {
     const search = parseEventSearch(request.query as RawQuery, ctx.clock());

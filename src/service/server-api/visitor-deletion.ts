@@ -14,6 +14,7 @@ import {
   pruneDoneDeletions,
 } from '../store/visitor-deletions.js';
 import { deleteVisitor, visitorExists } from '../store/visitors.js';
+import { RateLimited } from '../http/errors.js';
 import { ApiError, ERRORS } from './errors.js';
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -34,11 +35,8 @@ function checkLimits(requestTimes: number[], now: number): void {
     if (inWindow.length >= limit.max) {
       // requestTimes are ascending: the oldest in the window frees the first slot.
       const freeAt = inWindow[inWindow.length - limit.max]! + limit.windowMs;
-      throw new ApiError(
-        ERRORS.tooManyRequests,
-        `too many requests: at most ${limit.max} visitor deletions per ${limit.name}`,
-        Math.max(1, Math.ceil((freeAt - now) / 1000)),
-      );
+      const retryAfter = Math.max(1, Math.ceil((freeAt - now) / 1000));
+      throw new RateLimited(retryAfter, `too many requests: at most ${limit.max} visitor deletions per ${limit.name}`);
     }
   }
 }

@@ -1,0 +1,60 @@
+/**
+ * The APIs of the service answer errors in different shapes (compatibility.md). A route names
+ * its family in its config (`config: { errorFamily: 'v4' }`); a request no route matched
+ * (unknown URL or method) gets the family of its URL prefix. Adding a family is one entry in
+ * `FAMILIES`, and one in `PREFIXES` when it owns a prefix.
+ */
+import type { FastifyRequest } from 'fastify';
+import { PROTOCOL_VERSION, type IdentifyErrorResponse } from '../../protocol/index.js';
+import { ValidationError, type ApiError } from './errors.js';
+
+interface Family {
+  body(error: ApiError): unknown;
+  /** Whether a `Retry-After` header goes with an error that carries one. */
+  retryAfter: boolean;
+}
+
+/** The contract's error object: `{error: {code, message, violations?}}`. */
+function errorObject(error: ApiError, code: string): { error: { code: string; message: string; violations?: unknown } } {
+  const body = { error: { code, message: error.message } };
+  return error instanceof ValidationError ? { error: { ...body.error, violations: error.violations } } : body;
+}
+
+const FAMILIES = {
+  /** Server API v4; v4 removed `Retry-After`. */
+  v4: { body: (e) => errorObject(e, e.kind.code), retryAfter: false },
+  /** Server API v3, with its PascalCase codes. */
+  v3: { body: (e) => errorObject(e, e.kind.v3 ?? e.kind.code), retryAfter: true },
+  /** The v3 visitor lookup: a plain `{error: "<text>"}`. */
+  'v3-plain': { body: (e) => ({ error: e.message }), retryAfter: true },
+  /** `POST /`, the agent's endpoint: the protocol's `IdentifyErrorResponse`. */
+  agent: {
+    body: (e): IdentifyErrorResponse => ({ v: PROTOCOL_VERSION, error: { code: e.kind.code, message: e.message } }),
+    retryAfter: true,
+  },
+  management: { body: (e) => errorObject(e, e.kind.code), retryAfter: true },
+  /** Everything outside the APIs: the CDN route, the demo, unknown URLs. */
+  generic: { body: (e) => errorObject(e, e.kind.code), retryAfter: true },
+} as const satisfies Record<string, Family>;
+
+export type ErrorFamily = keyof typeof FAMILIES;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    errorFamily?: ErrorFamily;
+  }
+}
+
+/** Families of URLs no route matched, first match wins. */
+const PREFIXES: { family: ErrorFamily; matches(method: string, path: string): boolean }[] = [
+  { family: 'v4', matches: (_method, path) => path.startsWith('/v4/') },
+  { family: 'v3', matches: (_method, path) => /^\/(visitors|events)(\/|$)/.test(path) },
+  { family: 'agent', matches: (method, path) => method === 'POST' && path === '/' },
+];
+
+export function familyOf(request: FastifyRequest): Family {
+  const declared = request.routeOptions.config?.errorFamily;
+  if (declared !== undefined) return FAMILIES[declared];
+  const path = request.url.split('?')[0]!;
+  return FAMILIES[PREFIXES.find((p) => p.matches(request.method, path))?.family ?? 'generic'];
+}
