@@ -1,12 +1,14 @@
 /**
- * The wire protocol between the browser agent and the Tessera service, typed once.
- * `docs/protocol.md` is the prose version of this file; keep the two in step.
+ * The wire protocol between the browser agent and the Tessera service, typed once (the signals
+ * in signals.ts). `docs/protocol.md` is the prose version of this file; keep the two in step
+ * (its signal table is generated: `npx tsx scripts/generate-signal-docs.ts`).
  *
  * Transport: the agent POSTs the JSON of an `IdentifyRequest` to the endpoint URL, with
  * `Content-Type: text/plain` (a CORS "simple request", so browsers send no preflight) and
  * the query parameter `ci=js/<agent version>`. The service answers 200 with an
  * `IdentifyResponse`, or a 4xx/5xx with an `IdentifyErrorResponse`.
  */
+import type { SignalName, Signals } from './signals.js';
 
 /** Bumped on any incompatible change of request or response. */
 export const PROTOCOL_VERSION = 1 as const;
@@ -28,90 +30,8 @@ export interface SdkInfo {
   integrations?: { name: string; version: string }[];
 }
 
-/**
- * Browser signals. Every key is optional: a source that failed or is unsupported is left out
- * (its error code may be listed in `IdentifyRequest.signal_errors`). Large values (canvas,
- * audio, WebGL parameter lists) arrive as hashes, never raw.
- */
-export interface Signals {
-  /** navigator.userAgent */
-  user_agent?: string;
-  /** navigator.platform */
-  platform?: string;
-  /** navigator.vendor */
-  vendor?: string;
-  /** Browser-specific globals present (e.g. 'chrome', 'safari'), sorted. */
-  vendor_flavors?: string[];
-  /** navigator.languages (or [navigator.language]). */
-  languages?: string[];
-  /** IANA zone from Intl, e.g. 'Europe/Paris'. */
-  timezone?: string;
-  /** Minutes, as Date#getTimezoneOffset of January 1st and July 1st (DST independent: the max). */
-  timezone_offset?: number;
-  /** Screen in CSS pixels, larger side first so rotation does not change it. */
-  screen?: { width: number; height: number; color_depth: number; pixel_ratio: number };
-  hardware_concurrency?: number;
-  device_memory?: number;
-  touch?: { max_touch_points: number; touch_event: boolean; touch_start: boolean };
-  /** Media features. */
-  color_gamut?: 'srgb' | 'p3' | 'rec2020';
-  contrast?: number;
-  reduced_motion?: boolean;
-  reduced_transparency?: boolean;
-  forced_colors?: boolean;
-  inverted_colors?: boolean;
-  monochrome?: number;
-  hdr?: boolean;
-  /** Hash of a battery of Math function results (engine/OS specific). */
-  math?: string;
-  /** Storage availability. */
-  storage?: {
-    session_storage: boolean;
-    local_storage: boolean;
-    indexed_db: boolean;
-    open_database: boolean;
-    cookies: boolean;
-  };
-  /** navigator.userAgentData without versions. */
-  ua_data?: { brands: string[]; mobile: boolean; platform: string };
-  /** Plugin names, sorted. */
-  plugins?: string[];
-  pdf_viewer_enabled?: boolean;
-  /** Canvas: winding support, and the two drawings hashed separately (text is font/OS sensitive). */
-  canvas?: { winding: boolean; geometry: string; text: string };
-  webgl?: {
-    vendor: string;
-    renderer: string;
-    /** Hash of the parameter values. */
-    params: string;
-    /** Hash of the sorted extension list. */
-    extensions: string;
-  };
-  /** Hash (or rounded sum) of an OfflineAudioContext rendering. */
-  audio?: string;
-  /** Fonts detected by text measurement, sorted. */
-  fonts?: string[];
-  /** Hash of default text widths per generic family (font preferences). */
-  font_preferences?: string;
-  /** Float32 NaN byte trick: 255 on x86, 127 on ARM. */
-  architecture?: number;
-  apple_pay?: number;
-  color_scheme?: 'light' | 'dark';
-  /** Smart-signal inputs. */
-  automation?: { webdriver: boolean; headless_ua: boolean; globals: string[] };
-  incognito?: { likely: boolean; method: string; quota_mb?: number };
-  developer_tools?: boolean;
-  tampering?: {
-    /** The same canvas drawn twice gave different pixels (noise-injecting anti-fingerprinting). */
-    canvas_mismatch: boolean;
-    /** The UA string disagrees with navigator.platform / userAgentData. */
-    ua_platform_mismatch: boolean;
-    /** Names of built-ins whose toString is not native code. */
-    overridden_natives: string[];
-  };
-}
-
-export type SignalName = keyof Signals;
+// Declared once, as a table, in signals.ts; type-only so that the agent bundle stays free of it.
+export type { SignalName, Signals } from './signals.js';
 
 export interface IdentifyRequest {
   v: typeof PROTOCOL_VERSION;

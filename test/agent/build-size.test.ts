@@ -30,3 +30,9 @@ test('the CDN builds carry each placeholder once, for the service to replace', (
   }
   expect(readFileSync(dist('agent.esm.js'), 'utf8')).not.toContain(CDN_API_KEY_PLACEHOLDER);
 });
+
+test('the signal table stays out of the browser builds (the agent imports only its types)', () => {
+  for (const f of ['agent.esm.js', 'agent.iife.js', 'cdn.esm.js', 'cdn.iife.js']) {
+    expect(readFileSync(dist(f), 'utf8'), f).not.toContain('noisyInPrivate');
+  }
+});

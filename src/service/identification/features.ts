@@ -5,6 +5,7 @@
  */
 import { hash } from 'node:crypto';
 import type { Signals } from '../../protocol/index.js';
+import type { StableSignalName } from '../../protocol/signals.js';
 import { BLOCKING_KEYS, COMPONENT_NAMES, NETWORK_KEY, type ComponentName } from './components.js';
 
 export type ComponentValues = Partial<Record<ComponentName, string>>;
@@ -50,7 +51,10 @@ const list = (value: unknown): string | undefined =>
 
 /** Everything the agent may send is untrusted: read defensively, never throw. */
 export function extractFeatures(signals: Signals): Features {
-  const s = (signals ?? {}) as Signals;
+  const all: Signals = signals ?? {};
+  // Components come only from the signals the table declares stable (src/protocol/signals.ts);
+  // this type holds the code below to that.
+  const s: Pick<Signals, StableSignalName> = all;
   const v: ComponentValues = {};
   const put = (name: ComponentName, value: string | undefined) => {
     if (value !== undefined && value !== '') v[name] = value;
@@ -121,7 +125,7 @@ export function extractFeatures(signals: Signals): Features {
     if (present * 2 < names.length) continue;
     blockingKeys.push(`${key}:${shortHash(names.map((name) => v[name] ?? '').join('\n'))}`);
   }
-  const privateMode = !!obj(s.incognito)?.likely;
+  const privateMode = !!obj(all.incognito)?.likely;
   return { values: v, ...(fonts ? { fonts } : {}), privateMode, exactHash, blockingKeys };
 }
 

@@ -5,53 +5,38 @@
  * `api_key` is optional here: its absence gets its own error code in the handler.
  */
 import { MAX_LINKED_ID_LENGTH, MAX_URL_LENGTH, PROTOCOL_VERSION } from '../../protocol/index.js';
+import { SIGNALS, type Shape } from '../../protocol/signals.js';
 
-const str = (maxLength = 2048) => ({ type: 'string', maxLength }) as const;
+const str = (maxLength: number) => ({ type: 'string', maxLength }) as const;
 const bool = { type: 'boolean' } as const;
 const num = { type: 'number' } as const;
-const strings = (maxItems = 512, maxLength = 256) => ({ type: 'array', maxItems, items: str(maxLength) }) as const;
+const strings = (maxItems: number, maxLength: number) => ({ type: 'array', maxItems, items: str(maxLength) }) as const;
 const object = (properties: Record<string, unknown>, required: string[] = Object.keys(properties)) =>
   ({ type: 'object', properties, required }) as const;
 
+/** The JSON schema of one declared signal shape, with the table's bounds. */
+function shapeSchema(shape: Shape): unknown {
+  switch (shape.kind) {
+    case 'string':
+      return str(shape.maxLength);
+    case 'number':
+      return num;
+    case 'boolean':
+      return bool;
+    case 'enum':
+      return { type: 'string', enum: shape.values };
+    case 'strings':
+      return strings(shape.maxItems, shape.maxLength);
+    case 'object': {
+      const properties = Object.fromEntries(Object.entries(shape.fields).map(([name, field]) => [name, shapeSchema(field)]));
+      return object(properties, Object.keys(properties).filter((name) => !shape.optional.includes(name)));
+    }
+  }
+}
+
+/** Generated from the signal table (src/protocol/signals.ts): every signal optional. */
 export const signalsSchema = object(
-  {
-    user_agent: str(),
-    platform: str(256),
-    vendor: str(256),
-    vendor_flavors: strings(64),
-    languages: strings(64),
-    timezone: str(128),
-    timezone_offset: num,
-    screen: object({ width: num, height: num, color_depth: num, pixel_ratio: num }),
-    hardware_concurrency: num,
-    device_memory: num,
-    touch: object({ max_touch_points: num, touch_event: bool, touch_start: bool }),
-    color_gamut: { type: 'string', enum: ['srgb', 'p3', 'rec2020'] },
-    contrast: num,
-    reduced_motion: bool,
-    reduced_transparency: bool,
-    forced_colors: bool,
-    inverted_colors: bool,
-    monochrome: num,
-    hdr: bool,
-    math: str(256),
-    storage: object({ session_storage: bool, local_storage: bool, indexed_db: bool, open_database: bool, cookies: bool }),
-    ua_data: object({ brands: strings(32), mobile: bool, platform: str(128) }),
-    plugins: strings(256),
-    pdf_viewer_enabled: bool,
-    canvas: object({ winding: bool, geometry: str(256), text: str(256) }),
-    webgl: object({ vendor: str(512), renderer: str(512), params: str(256), extensions: str(256) }),
-    audio: str(256),
-    fonts: strings(1024, 128),
-    font_preferences: str(256),
-    architecture: num,
-    apple_pay: num,
-    color_scheme: { type: 'string', enum: ['light', 'dark'] },
-    automation: object({ webdriver: bool, headless_ua: bool, globals: strings(128) }),
-    incognito: object({ likely: bool, method: str(128), quota_mb: num }, ['likely', 'method']),
-    developer_tools: bool,
-    tampering: object({ canvas_mismatch: bool, ua_platform_mismatch: bool, overridden_natives: strings(128) }),
-  },
+  Object.fromEntries(Object.entries(SIGNALS).map(([name, spec]) => [name, shapeSchema(spec.shape)])),
   [],
 );
 
