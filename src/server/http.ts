@@ -1,9 +1,9 @@
 /**
- * The fetch-based transport shared by the Server API clients: URL and query building, auth
- * header, JSON bodies, typed errors and the optional retry on 429. Platform APIs only, so it
- * runs in Node, edge runtimes and workers.
+ * The fetch-based transport shared by the `./server` clients (Server API v4 and v3, Management
+ * API): URL and query building, auth headers, JSON bodies, typed errors and the optional retry
+ * on 429. Platform APIs only, so it runs in Node, edge runtimes and workers.
  */
-import { errorFromResponse, ServerApiError } from './errors.js';
+import { createError, errorFromResponse, type Dialect } from './errors.js';
 import { resolveBaseUrl, type Region } from './regions.js';
 
 export interface ClientOptions {
@@ -20,6 +20,19 @@ export interface ClientOptions {
    * else `delayMs` doubled on each attempt (v4 sends no Retry-After). Off unless given.
    */
   retry?: { maxRetries?: number; delayMs?: number };
+}
+
+/** What a client tells the transport about its API. */
+export interface TransportConfig {
+  /** Sent with every request: the auth header, and the version header where the API has one. */
+  headers: Record<string, string>;
+  /** Error codes and shape of the API. */
+  dialect: Dialect;
+  /**
+   * Add the `ii` integration marker to every query. The Server API ignores it; the Management
+   * API gets none, as it answers unknown query values with 400.
+   */
+  integrationInfo: boolean;
 }
 
 export type QueryValue = string | number | boolean | Date | undefined | null | readonly (string | number)[];
@@ -51,11 +64,10 @@ export class HttpTransport {
 
   constructor(
     private readonly options: ClientOptions,
-    private readonly authHeaders: Record<string, string>,
-    private readonly dialect: 'v4' | 'v3',
+    private readonly config: TransportConfig,
   ) {
     if (typeof options.apiKey !== 'string' || options.apiKey === '') {
-      throw new TypeError('apiKey (a secret API key) is required');
+      throw new TypeError('apiKey is required');
     }
     this.baseUrl = resolveBaseUrl(options);
     const f = options.fetch ?? globalThis.fetch;
@@ -65,9 +77,10 @@ export class HttpTransport {
 
   /** Sends one request; resolves to the parsed JSON body (undefined when empty). */
   async request<T>(method: string, path: string, query: Query = {}, body?: unknown): Promise<T> {
-    const params = buildQuery({ ...query, ii: INTEGRATION_INFO });
-    const url = `${this.baseUrl}${path}?${params.toString()}`;
-    const headers: Record<string, string> = { ...this.authHeaders, Accept: 'application/json' };
+    const params = buildQuery(this.config.integrationInfo ? { ...query, ii: INTEGRATION_INFO } : query);
+    const search = params.toString();
+    const url = `${this.baseUrl}${path}${search === '' ? '' : `?${search}`}`;
+    const headers: Record<string, string> = { ...this.config.headers, Accept: 'application/json' };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     const maxRetries = this.options.retry === undefined ? 0 : (this.options.retry.maxRetries ?? 3);
     const baseDelay = this.options.retry?.delayMs ?? 1000;
@@ -76,13 +89,13 @@ export class HttpTransport {
       const init: RequestInit = { method, headers };
       if (body !== undefined) init.body = JSON.stringify(body);
       const response = await this.fetchFn(url, init);
-      const parsed = await readBody(response);
+      const parsed = await readBody(response, this.config.dialect);
       if (response.ok) return parsed as T;
       const error = errorFromResponse(
         response.status,
         parsed,
         response.headers.get('retry-after'),
-        this.dialect,
+        this.config.dialect,
       );
       if (response.status !== 429 || attempt >= maxRetries) throw error;
       await sleep(error.retryAfter !== undefined ? error.retryAfter * 1000 : baseDelay * 2 ** attempt);
@@ -90,14 +103,14 @@ export class HttpTransport {
   }
 }
 
-async function readBody(response: Response): Promise<unknown> {
+async function readBody(response: Response, dialect: Dialect): Promise<unknown> {
   const text = await response.text();
   if (text === '') return undefined;
   try {
     return JSON.parse(text) as unknown;
   } catch {
     if (response.ok) {
-      throw new ServerApiError(response.status, 'bad_response_format', 'response is not JSON', undefined, text);
+      throw createError(dialect, response.status, 'bad_response_format', 'response is not JSON', undefined, text);
     }
     return text;
   }

@@ -4,10 +4,13 @@
  */
 export { ServerApiClient } from './server-api-client.js';
 export { LegacyServerApiClient } from './legacy-server-api-client.js';
-export { ServerApiError } from './errors.js';
+export { ManagementApiClient, MANAGEMENT_API_VERSION, type ManagementApiClientOptions } from './management-api-client.js';
+export { ManagementApiError, ServerApiError, type Violation } from './errors.js';
+export { paginate } from './paginate.js';
 export { REGION_BASE_URLS, type Region } from './regions.js';
 export type { ClientOptions } from './http.js';
 export type * from './server-api-types.js';
+export type * from './management-api-types.js';
 export type * from '../events/v4-event.js';
 export type * from '../events/v3-event.js';
 export { toV3Event, toV3Visit, toV3WebhookVisit } from '../events/v4-to-v3.js';

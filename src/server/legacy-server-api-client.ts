@@ -21,7 +21,7 @@ export class LegacyServerApiClient {
   private readonly http: HttpTransport;
 
   constructor(options: ClientOptions) {
-    this.http = new HttpTransport(options, { 'Auth-API-Key': options.apiKey }, 'v3');
+    this.http = new HttpTransport(options, { headers: { 'Auth-API-Key': options.apiKey }, dialect: 'v3', integrationInfo: true });
   }
 
   /** `GET /visitors/:visitor_id`: one page of scanned events, filtered. */

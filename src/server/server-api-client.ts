@@ -9,7 +9,11 @@ export class ServerApiClient {
   private readonly http: HttpTransport;
 
   constructor(options: ClientOptions) {
-    this.http = new HttpTransport(options, { Authorization: `Bearer ${options.apiKey}` }, 'v4');
+    this.http = new HttpTransport(options, {
+      headers: { Authorization: `Bearer ${options.apiKey}` },
+      dialect: 'v4',
+      integrationInfo: true,
+    });
   }
 
   /** `GET /v4/events/:event_id`. */

@@ -8,7 +8,7 @@ import { buildApp } from './app.js';
 import { type Bootstrap, ensureBootstrap, visitorTokenSecret } from './bootstrap.js';
 import { resolveConfig, type ServiceConfig } from './config.js';
 import type { ServiceContext } from './context.js';
-import { createMinimalEvaluator } from './filtering/minimal-evaluator.js';
+import { createExpressionEvaluator } from './filtering/expr/index.js';
 import { createIdentifier } from './identification/identifier.js';
 import { startBackgroundJobs, type BackgroundJobs } from './jobs/index.js';
 import { createLogger } from './logger.js';
@@ -55,7 +55,7 @@ export async function createService(config: ServiceConfig = {}): Promise<Service
       rateLimiter: createRateLimiter({ redis, keyPrefix: resolved.redisKeyPrefix }),
       logger,
       identifier: createIdentifier({ store, tokenSecret: await visitorTokenSecret(store) }),
-      ruleEvaluator: createMinimalEvaluator({ warn: (message, expression) => logger.warn({ expression }, message) }),
+      ruleEvaluator: createExpressionEvaluator({ warn: (message, expression) => logger.warn({ expression }, message) }),
       bootstrap,
       redis,
     };

@@ -1,18 +1,20 @@
-/** The filtering-rule logic without a server: the minimal expression subset and first-match order. */
+/** The filtering-rule logic without a server: rule expressions on request variables and first-match order. */
 import { describe, expect, it } from 'vitest';
 import { decide } from '../../src/service/filtering/first-match.js';
-import { compileMinimal, createMinimalEvaluator } from '../../src/service/filtering/minimal-evaluator.js';
+import { compile, createExpressionEvaluator, evaluate, ExprError, requestEnvironment, RULE_VARIABLES } from '../../src/service/filtering/expr/index.js';
 import { buildRuleRequest, canonicalHeaderName } from '../../src/service/filtering/rule-request.js';
 import type { FilteringRulesTable } from '../../src/service/store/schema.js';
 
 const request = (ip: string, headers: Record<string, string> = {}) =>
   buildRuleRequest({ ip, headers: { 'user-agent': 'Mozilla/5.0 Chrome/131', ...headers }, sdkPlatform: 'js', sdkVersion: '4.0.0' });
 
-function holds(expression: string, req = request('203.0.113.9')): boolean | undefined {
-  return compileMinimal(expression)?.(req);
+function holds(expression: string, req = request('203.0.113.9')): unknown {
+  return evaluate(compile(expression, { knownNames: RULE_VARIABLES }), requestEnvironment(req));
 }
 
-describe('minimal expression subset', () => {
+const rejects = (expression: string) => expect(() => compile(expression, { knownNames: RULE_VARIABLES })).toThrow(ExprError);
+
+describe('rule expressions on request variables', () => {
   it('evaluates literals and boolean variables', () => {
     expect(holds('true')).toBe(true);
     expect(holds(' false ')).toBe(false);
@@ -31,8 +33,8 @@ describe('minimal expression subset', () => {
     expect(holds("http.request.ip in cidr('2001:db8::/32')", request('2001:db9::5'))).toBe(false);
     // An IPv4 client is not inside an IPv6 network.
     expect(holds("http.request.ip in cidr('::/0')")).toBe(false);
-    expect(compileMinimal("http.request.ip in cidr('10.0.0.0/33')")).toBeUndefined();
-    expect(compileMinimal("http.request.ip in cidr('not-an-ip/8')")).toBeUndefined();
+    rejects("http.request.ip in cidr('10.0.0.0/33')");
+    rejects("http.request.ip in cidr('not-an-ip/8')");
   });
 
   it('matches RE2 patterns (unanchored, with flags) and compares strings', () => {
@@ -41,24 +43,30 @@ describe('minimal expression subset', () => {
     expect(holds("http.user_agent.string matches '^Headless'", bot)).toBe(false);
     expect(holds("http.request.headers['Origin'][0] == 'https://shop.example.com'", bot)).toBe(true);
     expect(holds(`http.request.headers["Origin"][0] != 'https://shop.example.com'`, bot)).toBe(false);
-    expect(holds("http.request.headers['X-Missing'][0] == ''", bot)).toBe(false);
+    // A missing header is nil; indexing nil is an error, so the rule cannot match.
+    expect(() => holds("http.request.headers['X-Missing'][0] == ''", bot)).toThrow(ExprError);
+    expect(holds("http.request.headers['X-Missing']?.[0] == ''", bot)).toBe(false);
     expect(holds("sdk.version == '4.0.0'")).toBe(true);
     expect(holds("sdk.platform.name != 'js'")).toBe(false);
     expect(holds(String.raw`sdk.version == '4\'0'`)).toBe(false);
-    // RE2 has no lookaround: such a pattern is outside the subset.
-    expect(compileMinimal("http.user_agent.string matches '(?=x)'")).toBeUndefined();
+    // RE2 has no lookaround: such a pattern is rejected when the rule is compiled.
+    rejects("http.user_agent.string matches '(?=x)'");
   });
 
-  it('leaves everything else outside the subset, and the evaluator never matches it (warning once)', () => {
-    for (const expression of ['1 == 1', 'len(http.user_agent.string) > 3', "true && http.request.ip in cidr('1.0.0.0/8')", 'truee', '']) {
-      expect(compileMinimal(expression)).toBeUndefined();
-    }
+  it('evaluates the whole language; invalid or failing expressions never match (warning once)', () => {
+    expect(holds('1 == 1')).toBe(true);
+    expect(holds('len(http.user_agent.string) > 3')).toBe(true);
+    expect(holds("true && http.request.ip in cidr('1.0.0.0/8')")).toBe(false);
+    for (const expression of ['truee', '', 'http.request.ipp == "x"']) rejects(expression);
     const warnings: string[] = [];
-    const evaluator = createMinimalEvaluator({ warn: (_m, expression) => warnings.push(expression) });
-    expect(evaluator.matches('1 == 1', request('1.1.1.1'))).toBe(false);
-    expect(evaluator.matches('1 == 1', request('1.1.1.1'))).toBe(false);
-    expect(evaluator.matches('true', request('1.1.1.1'))).toBe(true);
-    expect(warnings).toEqual(['1 == 1']);
+    const evaluator = createExpressionEvaluator({ warn: (_m, expression) => warnings.push(expression) });
+    expect(evaluator.matches('truee', request('1.1.1.1'))).toBe(false);
+    expect(evaluator.matches('truee', request('1.1.1.1'))).toBe(false);
+    expect(evaluator.matches("http.request.headers['X-Missing'][0] == 'x'", request('1.1.1.1'))).toBe(false);
+    expect(evaluator.matches("http.request.headers['X-Missing'][0] == 'x'", request('1.1.1.1'))).toBe(false);
+    expect(evaluator.matches('sdk.version', request('1.1.1.1'))).toBe(false);
+    expect(evaluator.matches('1 == 1', request('1.1.1.1'))).toBe(true);
+    expect(warnings).toEqual(['truee', "http.request.headers['X-Missing'][0] == 'x'", 'sdk.version']);
   });
 
   it('canonicalises header names', () => {
@@ -69,7 +77,7 @@ describe('minimal expression subset', () => {
 });
 
 describe('first match decides', () => {
-  const evaluator = createMinimalEvaluator({ warn: () => undefined });
+  const evaluator = createExpressionEvaluator({ warn: () => undefined });
   let position = 0;
   const rule = (expression: string, action: 'allow' | 'deny', extra: Partial<FilteringRulesTable> = {}): FilteringRulesTable => ({
     id: `tr_${position}`,

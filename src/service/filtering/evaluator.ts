@@ -1,7 +1,7 @@
 /**
  * What the filtering rules need from an expression language: does this expression hold for
- * this request? The full expr-lang evaluator comes with the Management API; until then
- * `minimal-evaluator.ts` implements an honest subset.
+ * this request? `expr/index.ts` implements it with a parser and evaluator of expr-lang
+ * (see docs/filtering-rules.md); `validateExpression` there checks rules when they are saved.
  */
 import type { RuleRequest } from './rule-request.js';
 

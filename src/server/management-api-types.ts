@@ -1,0 +1,198 @@
+/**
+ * Resources, request bodies and list filters of the Management API (docs/management-api.md).
+ * Field names are as on the wire (snake_case); times are RFC 3339 strings in UTC.
+ *
+ * Encryption keys and webhooks (next issue) add their resources and bodies here.
+ */
+
+/** An RFC 3339 time in UTC, e.g. `2026-11-25T08:00:00.000Z`. */
+export type Timestamp = string;
+
+/** One page of a list, oldest first. A cursor is null on the last (next) or first (prev) page. */
+export interface Page<T> {
+  data: T[];
+  nextCursor: string | null;
+  prevCursor: string | null;
+}
+
+/** The wire shape of a list answer; the client turns it into a `Page`. */
+export interface ListResponse<T> {
+  data: T[];
+  metadata: { pagination: { next_cursor: string | null; prev_cursor: string | null } };
+}
+
+/** Query of every list. */
+export interface ListQuery {
+  /** 0 to 101, default 10. */
+  limit?: number;
+  /** `nextCursor` or `prevCursor` of a previous page. */
+  cursor?: string;
+}
+
+export type ResourceStatus = 'enabled' | 'disabled';
+
+/** The permissions a management key may hold; a key created without a list holds all. */
+export type ManagementPermission =
+  | 'environments:read'
+  | 'environments:write'
+  | 'api_keys:read'
+  | 'api_keys:write'
+  | 'filtering_rules:read'
+  | 'filtering_rules:write'
+  | 'settings:read'
+  | 'settings:write';
+
+// Environments (`ae_` IDs)
+
+export interface Environment {
+  id: string;
+  name: string;
+  description: string | null;
+  /** The workspace's default environment, which cannot be deleted. */
+  default: boolean;
+  created_at: Timestamp;
+  updated_at: Timestamp | null;
+}
+
+export interface EnvironmentCreate {
+  /** 3 to 255 characters. */
+  name: string;
+  /** 3 to 255 characters. */
+  description?: string;
+}
+
+export type EnvironmentUpdate = Partial<EnvironmentCreate>;
+
+// API keys (`tok_` IDs)
+
+export type ApiKeyType = 'public' | 'secret' | 'proxy' | 'management';
+
+export interface ApiKey {
+  id: string;
+  name: string;
+  description: string | null;
+  type: ApiKeyType;
+  status: ResourceStatus;
+  /** Environment ID; null for a secret or proxy key scoped to the workspace. */
+  environment: string | null;
+  /** Requests per second, 1 to 100000. */
+  rate_limit: number;
+  created_at: Timestamp;
+  disabled_at: Timestamp | null;
+}
+
+/** The answer of a create: the only time the token is shown. */
+export interface CreatedApiKey extends ApiKey {
+  token: string;
+}
+
+export interface ApiKeyCreate {
+  type: ApiKeyType;
+  /** 3 to 255 characters. */
+  name: string;
+  /** 3 to 255 characters. */
+  description?: string;
+  /** Default: the default environment for public keys, the workspace for secret and proxy keys. */
+  environment?: string;
+  /** Requests per second, 1 to 100000. */
+  rate_limit?: number;
+  /** Management keys only; default: all. The calling key must hold each of them. */
+  permissions?: ManagementPermission[];
+}
+
+export interface ApiKeyUpdate {
+  name?: string;
+  description?: string;
+  /** Disabling sets `disabled_at`; enabling clears it. */
+  status?: ResourceStatus;
+  rate_limit?: number;
+}
+
+export interface ApiKeyListFilter extends ListQuery {
+  type?: ApiKeyType;
+  status?: ResourceStatus;
+  /** Environment ID. */
+  environment?: string;
+}
+
+// Filtering rules (`tr_` IDs)
+
+export type RuleAction = 'allow' | 'deny';
+
+export interface FilteringRule {
+  id: string;
+  name: string;
+  /** Environment ID. */
+  environment: string;
+  /** The rule's condition in the expression language. */
+  expression: string;
+  action: RuleAction;
+  status: ResourceStatus;
+  /** The error message of a denied request, e.g. `Forbidden`. */
+  deny_with: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp | null;
+}
+
+/** Where a rule goes in its environment's evaluation order (rules are renumbered without gaps). */
+export type Placement = { position: number } | { after: string } | { before: string };
+
+export interface FilteringRuleCreate {
+  name: string;
+  /** Environment ID; default: the default environment. */
+  environment?: string;
+  expression: string;
+  action: RuleAction;
+  /** Default `enabled`. */
+  status?: ResourceStatus;
+  deny_with?: string;
+  placement?: Placement;
+}
+
+/** Only the given fields change. The client adds the rule's `id` to the body. */
+export type FilteringRuleUpdate = Partial<FilteringRuleCreate>;
+
+export interface FilteringRuleListFilter extends ListQuery {
+  /** Environment ID. */
+  environment?: string;
+  status?: ResourceStatus;
+  name?: string;
+}
+
+/** A sample request to evaluate rules against. */
+export interface SampleRequest {
+  headers?: Record<string, string>;
+  ip?: string;
+  user_agent?: string;
+  sdk_platform?: string;
+  sdk_version?: string;
+}
+
+/** A rule given inline to a test, not saved. */
+export type FilteringRuleDraft = Omit<FilteringRuleCreate, 'environment' | 'placement'>;
+
+/** Body of `POST /filtering-rules/test`: the rules of an environment, or rules given inline. */
+export type FilteringRulesTest =
+  | { environment?: string; rules?: never; request: SampleRequest }
+  | { rules: FilteringRuleDraft[]; environment?: never; request: SampleRequest };
+
+export interface FilteringRulesTestResult {
+  result: RuleAction;
+  deny_with: string | null;
+  /** The rule that decided; null when none matched. */
+  triggered_rule: string | null;
+}
+
+// Workspace settings (an extension)
+
+export interface WorkspaceSettings {
+  visitor_deletion_enabled: boolean;
+  /** 1 to 3650; overrides the service's `--retention-days` for this workspace. */
+  data_retention_days: number | null;
+}
+
+export interface WorkspaceSettingsUpdate {
+  visitor_deletion_enabled?: boolean;
+  /** 1 to 3650. */
+  data_retention_days?: number;
+}

@@ -1,0 +1,248 @@
+/**
+ * expr-lang for filtering rules: `compile` (parse + static checks, at rule create/update time),
+ * `evaluate`, `validateExpression` for the Management API, and `createExpressionEvaluator`,
+ * the service's ExpressionEvaluator with its own bounded cache of compiled rules.
+ */
+import { RE2JS } from 're2js';
+import type { ExpressionEvaluator } from '../evaluator.js';
+import type { RuleRequest } from '../rule-request.js';
+import type { Node } from './ast.js';
+import { ExprError, type Position } from './errors.js';
+import { DEFAULT_LIMITS, run, type Limits, type Program } from './evaluate.js';
+import { children, parse } from './parser.js';
+import { fromPlain, Network, type MapValue, type Value } from './values.js';
+
+export { ExprError } from './errors.js';
+export type { Limits } from './evaluate.js';
+export { DEFAULT_LIMITS } from './evaluate.js';
+export type { Value } from './values.js';
+
+export interface CompiledExpression {
+  readonly source: string;
+  readonly program: Program;
+}
+
+export interface CompileOptions {
+  /** Dotted variable names the environment will have; others are rejected at compile time. */
+  knownNames?: Iterable<string>;
+}
+
+const RULE_VARIABLE_SET = {
+  'http.request.ip': true,
+  'http.request.headers': true,
+  'http.user_agent.string': true,
+  'http.user_agent.is_ai_bot': true,
+  'http.user_agent.is_crawler_bot': true,
+  'sdk.platform.name': true,
+  'sdk.platform.is_browser': true,
+  'sdk.platform.is_android': true,
+  'sdk.platform.is_ios': true,
+  'sdk.platform.is_unknown': true,
+  'sdk.platform.app_package_name': true,
+  'sdk.version': true,
+} satisfies Record<keyof RuleRequest, true>;
+
+/** The variables of a filtering-rule expression (see rule-request.ts). */
+export const RULE_VARIABLES: readonly string[] = Object.keys(RULE_VARIABLE_SET);
+
+const MAX_RUNTIME_PATTERNS = 64;
+
+function compileRegex(pattern: string, pos: Position): RE2JS {
+  try {
+    return RE2JS.compile(pattern);
+  } catch (e) {
+    throw new ExprError(`invalid regular expression ${JSON.stringify(pattern)}: ${e instanceof Error ? e.message : String(e)}`, pos);
+  }
+}
+
+const isLiteral = (n: Node): boolean => n.kind === 'literal';
+
+/** Parses and checks an expression. Throws ExprError with a position. */
+export function compile(source: string, options: CompileOptions = {}): CompiledExpression {
+  const root = parse(source);
+  const regexes = new Map<Node, RE2JS>();
+  const constants = new Map<Node, Value>();
+  const runtimePatterns = new Map<string, RE2JS>();
+  const program: Program = {
+    root,
+    regexes,
+    constants,
+    compileRegex(pattern, pos) {
+      let re = runtimePatterns.get(pattern);
+      if (!re) {
+        re = compileRegex(pattern, pos);
+        if (runtimePatterns.size >= MAX_RUNTIME_PATTERNS) runtimePatterns.clear();
+        runtimePatterns.set(pattern, re);
+      }
+      return re;
+    },
+  };
+  const known = options.knownNames ? [...options.knownNames] : undefined;
+  const letNames = new Set<string>();
+  const all: Node[] = [];
+  for (const stack = [root]; stack.length; ) {
+    const n = stack.pop()!;
+    all.push(n);
+    if (n.kind === 'let') letNames.add(n.name);
+    stack.push(...children(n));
+  }
+  const staticallyChecked = new Set<Node>();
+  for (const n of all) {
+    if (n.kind === 'call' && n.callee === 'cidr' && n.args.length === 1 && n.args[0]!.kind === 'literal' && typeof n.args[0].value === 'string') {
+      const network = Network.parse(n.args[0].value);
+      if (!network) throw new ExprError(`invalid CIDR ${JSON.stringify(n.args[0].value)}`, n.args[0].pos);
+      constants.set(n, network);
+    }
+    if (n.kind === 'binary' && n.op === 'matches' && n.right.kind === 'literal' && typeof n.right.value === 'string') {
+      regexes.set(n.right, compileRegex(n.right.value, n.right.pos));
+    }
+    // Operations on literals only are evaluated now: `1 + ''` or `7 % 0` is rejected when the rule is saved.
+    // (Ranges are left to run time: a large literal range is valid, only costly.)
+    if ((n.kind === 'binary' && n.op !== '..' && isLiteral(n.left) && isLiteral(n.right)) || (n.kind === 'unary' && isLiteral(n.operand))) {
+      run({ ...program, root: n }, Object.create(null) as MapValue, DEFAULT_LIMITS);
+    }
+    if (known && !staticallyChecked.has(n)) checkNames(n, known, letNames, staticallyChecked);
+  }
+  return { source, program };
+}
+
+/** The dotted path of `a.b.c` / `a['b']`, or undefined. */
+function staticPath(n: Node, seen: Node[]): string | undefined {
+  if (n.kind === 'ident') {
+    seen.push(n);
+    return n.name;
+  }
+  if (n.kind === 'member' && n.property.kind === 'literal' && typeof n.property.value === 'string') {
+    const base = staticPath(n.object, seen);
+    seen.push(n);
+    return base === undefined ? undefined : `${base}.${n.property.value}`;
+  }
+  if (n.kind === 'optionalChain') return staticPath(n.body, seen);
+  return undefined;
+}
+
+function checkNames(n: Node, known: string[], letNames: Set<string>, checked: Set<Node>): void {
+  const seen: Node[] = [];
+  const path = staticPath(n, seen);
+  if (path === undefined) return;
+  for (const s of seen) checked.add(s);
+  const root = path.split('.')[0]!;
+  if (letNames.has(root)) return;
+  const ok = known.some((k) => k === path || path.startsWith(`${k}.`) || k.startsWith(`${path}.`));
+  if (!ok) throw new ExprError(`unknown name ${path}`, seen[0]!.pos);
+}
+
+/** Evaluates a compiled expression against an environment (see buildEnvironment). */
+export function evaluate(compiled: CompiledExpression, env: MapValue, limits: Limits = DEFAULT_LIMITS): Value {
+  return run(compiled.program, env, limits);
+}
+
+/**
+ * Nests a flat record with dotted names (`http.request.ip`) into the environment an
+ * expression sees. Integral JS numbers become ints; bigint values are ints already.
+ */
+export function buildEnvironment(flat: Record<string, unknown>): MapValue {
+  const env = Object.create(null) as MapValue;
+  for (const [name, value] of Object.entries(flat)) {
+    const parts = name.split('.');
+    let target = env;
+    for (const part of parts.slice(0, -1)) {
+      const next = target[part];
+      if (next === undefined || next === null || typeof next !== 'object' || Array.isArray(next)) target[part] = Object.create(null) as MapValue;
+      target = target[part] as MapValue;
+    }
+    target[parts.at(-1)!] = fromPlain(value);
+  }
+  return env;
+}
+
+/** The environment of one identification request, built directly (no copying of strings). */
+export function requestEnvironment(r: RuleRequest): MapValue {
+  return {
+    http: {
+      request: { ip: r['http.request.ip'], headers: r['http.request.headers'] },
+      user_agent: { string: r['http.user_agent.string'], is_ai_bot: r['http.user_agent.is_ai_bot'], is_crawler_bot: r['http.user_agent.is_crawler_bot'] },
+    },
+    sdk: {
+      platform: {
+        name: r['sdk.platform.name'],
+        is_browser: r['sdk.platform.is_browser'],
+        is_android: r['sdk.platform.is_android'],
+        is_ios: r['sdk.platform.is_ios'],
+        is_unknown: r['sdk.platform.is_unknown'],
+        app_package_name: r['sdk.platform.app_package_name'],
+      },
+      version: r['sdk.version'],
+    },
+  };
+}
+
+/** For the Management API: null when the expression is a valid rule, else where and why not. */
+export function validateExpression(expression: string): { line: number; column: number; message: string } | null {
+  try {
+    const { program } = compile(expression, { knownNames: RULE_VARIABLES });
+    const root = program.root;
+    if (root.kind === 'literal' && typeof root.value !== 'boolean') throw new ExprError('a rule expression must return a bool', root.pos);
+    if (root.kind === 'array' || root.kind === 'map') throw new ExprError('a rule expression must return a bool', root.pos);
+    return null;
+  } catch (e) {
+    if (e instanceof ExprError) return { line: e.line, column: e.column, message: e.message };
+    throw e;
+  }
+}
+
+interface CacheEntry {
+  compiled: CompiledExpression | null;
+  warned: boolean;
+}
+
+export interface ExpressionEvaluatorOptions {
+  warn(message: string, expression: string): void;
+  limits?: Limits;
+  /** Compiled expressions kept (least recently compiled dropped first). */
+  cacheSize?: number;
+}
+
+/** The service's evaluator: compiles each expression once (bounded cache owned by this instance). */
+export function createExpressionEvaluator(opts: ExpressionEvaluatorOptions): ExpressionEvaluator {
+  const cache = new Map<string, CacheEntry>();
+  const cacheSize = opts.cacheSize ?? 1000;
+  const limits = opts.limits ?? DEFAULT_LIMITS;
+
+  const entryFor = (expression: string): CacheEntry => {
+    let entry = cache.get(expression);
+    if (entry) return entry;
+    entry = { compiled: null, warned: false };
+    try {
+      entry.compiled = compile(expression, { knownNames: RULE_VARIABLES });
+    } catch (e) {
+      entry.warned = true;
+      opts.warn(`filtering rule expression is invalid and never matches: ${e instanceof Error ? e.message : String(e)}`, expression);
+    }
+    if (cache.size >= cacheSize) cache.delete(cache.keys().next().value!);
+    cache.set(expression, entry);
+    return entry;
+  };
+
+  return {
+    matches(expression, request) {
+      const entry = entryFor(expression);
+      if (!entry.compiled) return false;
+      let result: Value;
+      try {
+        result = run(entry.compiled.program, requestEnvironment(request), limits);
+      } catch (e) {
+        if (!entry.warned) {
+          entry.warned = true;
+          opts.warn(`filtering rule expression failed, treated as not matching: ${e instanceof Error ? e.message : String(e)}`, expression);
+        }
+        return false;
+      }
+      if (typeof result !== 'boolean' && !entry.warned) {
+        entry.warned = true;
+        opts.warn(`filtering rule expression returned a ${result === null ? 'nil' : typeof result} instead of a bool, treated as not matching`, expression);
+      }
+      return result === true;
+    },
+  };
+}
