@@ -36,7 +36,7 @@ export function route(permission: Permission) {
   return { config: { errorFamily: 'management' as const, permission }, bodyLimit: MANAGEMENT_BODY_LIMIT };
 }
 
-export async function managementApiRoutes(app: FastifyInstance, { ctx }: { ctx: ServiceContext }): Promise<void> {
+export function managementApiRoutes(app: FastifyInstance, { ctx }: { ctx: ServiceContext }, done: () => void): void {
   app.decorateRequest('managementCaller', null);
   app.addHook('onRequest', async (request) => {
     request.managementCaller = await authorize(ctx, request, request.routeOptions.config.permission);
@@ -45,4 +45,5 @@ export async function managementApiRoutes(app: FastifyInstance, { ctx }: { ctx: 
   apiKeyRoutes(app, ctx);
   filteringRuleRoutes(app, ctx);
   workspaceSettingsRoutes(app, ctx);
+  done();
 }
