@@ -61,6 +61,13 @@ describe.each(ENGINES)('Management API (%s)', (engine) => {
     expect(malformed.body.error.code).toBe('invalid_request');
     const notObject = await mgmt(t, 'POST', '/environments', { body: [1] });
     expect(notObject.status).toBe(400);
+    // An empty JSON body is no body (clients send the content type on every request).
+    const json = { 'Content-Type': 'application/json' };
+    expect((await mgmt(t, 'DELETE', '/environments/ae_none', { headers: json })).status).toBe(404);
+    expect((await mgmt(t, 'GET', '/workspace/settings', { headers: json })).status).toBe(200);
+    const huge = await mgmt(t, 'POST', '/environments', { body: { name: 'Big', description: 'x'.repeat(70 * 1024) } });
+    expect(huge.status).toBe(413);
+    expect(huge.body.error.code).toBe('payload_too_large');
     const query = await mgmt(t, 'GET', '/api-keys?type=golden');
     expect(query.status).toBe(400);
     expect(query.body.error).toMatchObject({ code: 'invalid_request', violations: [{ property: 'type' }] });

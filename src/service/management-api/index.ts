@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import { apiKeyRoutes } from './api-keys.js';
 import { authorize, type ManagementCaller } from './auth.js';
+import { invalidRequest } from './errors.js';
 import { environmentRoutes } from './environments.js';
 import { filteringRuleRoutes } from './filtering-rules.js';
 import type { Permission } from './permissions.js';
@@ -38,6 +39,17 @@ export function route(permission: Permission) {
 
 export function managementApiRoutes(app: FastifyInstance, { ctx }: { ctx: ServiceContext }, done: () => void): void {
   app.decorateRequest('managementCaller', null);
+  // JSON, where an empty body is no body: clients send `Content-Type: application/json` on every
+  // request, DELETE and GET included. Only this plugin's routes are affected.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, parsed) => {
+    if (body === '') return parsed(null, undefined);
+    try {
+      parsed(null, JSON.parse(body as string));
+    } catch {
+      parsed(invalidRequest([{ property: 'body', message: 'is not valid JSON' }]), undefined);
+    }
+  });
   app.addHook('onRequest', async (request) => {
     request.managementCaller = await authorize(ctx, request, request.routeOptions.config.permission);
   });
