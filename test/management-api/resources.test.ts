@@ -181,6 +181,25 @@ describe.each(ENGINES)('Management API (%s)', (engine) => {
     expect(d.id).toMatch(/^tr_/);
   });
 
+  it('filtering rules: moving a rule to another environment renumbers both', async () => {
+    const [one, two] = await Promise.all(['Move from', 'Move to'].map(async (name) => (await mgmt(t, 'POST', '/environments', { body: { name } })).body.data.id));
+    const make = async (environment: string, name: string) =>
+      (await mgmt(t, 'POST', '/filtering-rules', { body: { environment, name: `rule ${name}`, expression: 'false', action: 'allow' } })).body.data.id;
+    const a1 = await make(one, 'a1');
+    const a2 = await make(one, 'a2');
+    const a3 = await make(one, 'a3');
+    const b1 = await make(two, 'b1');
+    const moved = await mgmt(t, 'POST', `/filtering-rules/${a2}`, { body: { id: a2, environment: two, placement: { before: b1 } } });
+    expect(moved.body.data.environment).toBe(two);
+    const ids = async (env: string) => (await mgmt(t, 'GET', `/filtering-rules?environment=${env}`)).body.data.map((r: { id: string }) => r.id);
+    expect(await ids(one)).toEqual([a1, a3]);
+    expect(await ids(two)).toEqual([a2, b1]);
+    // Positions are without gaps: position 1 in the first environment lands between the two.
+    await mgmt(t, 'POST', `/filtering-rules/${b1}`, { body: { id: b1, environment: one, placement: { position: 1 } } });
+    expect(await ids(one)).toEqual([a1, b1, a3]);
+    expect(await ids(two)).toEqual([a2]);
+  });
+
   it('a rule created through the API denies the next identification; disabling it lets it through', async () => {
     const rule = (
       await mgmt(t, 'POST', '/filtering-rules', {

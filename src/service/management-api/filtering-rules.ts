@@ -21,6 +21,7 @@ import {
 } from '../store/filtering-rules.js';
 import type { FilteringRulesTable } from '../store/schema.js';
 import { environmentOf } from './environments.js';
+import { validationFailed } from './errors.js';
 import { bodyFields, Fields, NAME_LENGTH, queryFields } from './fields.js';
 import { callerOf, route } from './index.js';
 import { listAnswer, probe, readWindow } from './pagination.js';
@@ -55,23 +56,19 @@ function readPlacement(fields: Fields): Placement | undefined {
   return typeof placement === 'string' ? fields.fail('placement', placement) : placement;
 }
 
-/** The environment's rule ids in order with `id` placed; a violation when `placement` names no rule there. */
-async function orderWith(
-  ctx: ServiceContext,
-  environmentId: string,
-  id: string,
-  placement: Placement | undefined,
-  keepIndex?: number,
-): Promise<string[]> {
-  const others = (await listFilteringRules(ctx.store, environmentId)).map((r) => r.id).filter((r) => r !== id);
-  const order = placeRule(others, id, placement, keepIndex ?? others.length);
-  if (typeof order === 'string') {
-    const fields = new Fields({}, 'body');
-    fields.fail('placement', order);
-    fields.check();
-  }
-  return order as string[];
+/** `placeRule`, with a bad anchor as the 422 it is. */
+function placed(others: readonly string[], id: string, placement: Placement | undefined, defaultIndex: number): string[] {
+  const order = placeRule(others, id, placement, defaultIndex);
+  if (typeof order === 'string') throw validationFailed([{ property: 'placement', message: order }]);
+  return order;
 }
+
+async function ruleIds(ctx: ServiceContext, environmentId: string): Promise<string[]> {
+  return (await listFilteringRules(ctx.store, environmentId)).map((r) => r.id);
+}
+
+/** Stands for the id of a rule not inserted yet. */
+const NEW_RULE = '\0new';
 
 export function filteringRuleRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   app.get('/filtering-rules', route('filtering_rules:read'), async (request) => {
@@ -105,6 +102,10 @@ export function filteringRuleRoutes(app: FastifyInstance, ctx: ServiceContext): 
     const environmentId = environment
       ? (await environmentOf(ctx, request, environment)).id
       : (await getDefaultEnvironment(ctx.store, workspaceId))!.id;
+    // The order is worked out first (a bad anchor is a 422 before anything is written), then
+    // the rule is inserted in it in one transaction: no moment with the rule elsewhere.
+    const others = await ruleIds(ctx, environmentId);
+    const order = placed(others, NEW_RULE, placement, others.length);
     const rule = await insertFilteringRule(ctx.store, {
       environmentId,
       name: name!,
@@ -112,13 +113,10 @@ export function filteringRuleRoutes(app: FastifyInstance, ctx: ServiceContext): 
       action: action!,
       status,
       denyWith,
+      ...(placement !== undefined ? { order: (id: string) => order.map((r) => (r === NEW_RULE ? id : r)) } : {}),
       now: ctx.clock(),
     });
-    if (placement !== undefined) {
-      const order = await orderWith(ctx, environmentId, rule.id, placement);
-      await updateFilteringRule(ctx.store, rule.id, {}, new Map([[environmentId, order]]));
-    }
-    return reply.code(201).send({ data: filteringRuleJson((await getFilteringRuleInWorkspace(ctx.store, workspaceId, rule.id))!) });
+    return reply.code(201).send({ data: filteringRuleJson(rule) });
   });
 
   app.post('/filtering-rules/test', route('filtering_rules:read'), async (request) => {
@@ -184,9 +182,10 @@ export function filteringRuleRoutes(app: FastifyInstance, ctx: ServiceContext): 
       updated_at: ctx.clock(),
     };
     const moved = environmentId !== rule.environment_id;
-    const current = (await listFilteringRules(ctx.store, rule.environment_id)).map((r) => r.id);
+    const current = await ruleIds(ctx, rule.environment_id);
+    const target = moved ? await ruleIds(ctx, environmentId) : current.filter((r) => r !== rule.id);
     const orders = new Map<string, string[]>();
-    orders.set(environmentId, await orderWith(ctx, environmentId, rule.id, placement, moved ? undefined : current.indexOf(rule.id)));
+    orders.set(environmentId, placed(target, rule.id, placement, moved ? target.length : current.indexOf(rule.id)));
     if (moved) orders.set(rule.environment_id, current.filter((r) => r !== rule.id));
     await updateFilteringRule(ctx.store, rule.id, change, orders);
     return { data: filteringRuleJson((await ruleOf(ctx, request, rule.id))) };
@@ -194,7 +193,7 @@ export function filteringRuleRoutes(app: FastifyInstance, ctx: ServiceContext): 
 
   app.delete<WithId>('/filtering-rules/:id', route('filtering_rules:write'), async (request, reply) => {
     const rule = await ruleOf(ctx, request, request.params.id);
-    const remaining = (await listFilteringRules(ctx.store, rule.environment_id)).map((r) => r.id).filter((r) => r !== rule.id);
+    const remaining = (await ruleIds(ctx, rule.environment_id)).filter((r) => r !== rule.id);
     await deleteFilteringRule(ctx.store, rule.id, rule.environment_id, remaining);
     return reply.code(200).send();
   });

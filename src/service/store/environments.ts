@@ -20,11 +20,7 @@ export async function createEnvironment(
   return row;
 }
 
-export async function listEnvironments(store: Store, workspaceId: string): Promise<EnvironmentsTable[]> {
-  return listEnvironmentsPage(store, workspaceId, { offset: 0, limit: -1 });
-}
-
-/** One window of the workspace's environments, oldest first; `limit` -1 = all. */
+/** One window of the workspace's environments, oldest first. */
 export async function listEnvironmentsPage(
   store: Store,
   workspaceId: string,
@@ -36,7 +32,7 @@ export async function listEnvironmentsPage(
     .where('workspace_id', '=', workspaceId)
     .orderBy('created_at')
     .orderBy('id')
-    .limit(window.limit < 0 ? Number.MAX_SAFE_INTEGER : window.limit)
+    .limit(window.limit)
     .offset(window.offset)
     .execute();
 }

@@ -80,7 +80,11 @@ export async function countFilteringRulesOfEnvironment(store: Store, environment
   return Number(row?.n ?? 0);
 }
 
-/** Stores a rule as given, last in its environment unless `position` is given (no expression validation: the Management API validates first). */
+/**
+ * Stores a rule as given (no expression validation: the Management API validates first): last
+ * in its environment, at `position` when given, or where `order` puts it (`order(id)`: the
+ * environment's rule ids in their new order, applied in the same transaction).
+ */
 export async function insertFilteringRule(
   store: Store,
   rule: {
@@ -91,6 +95,7 @@ export async function insertFilteringRule(
     status?: FilteringRulesTable['status'];
     denyWith?: string | null;
     position?: number;
+    order?: (id: string) => readonly string[];
     now: number;
   },
 ): Promise<FilteringRulesTable> {
@@ -118,6 +123,11 @@ export async function insertFilteringRule(
       updated_at: null,
     };
     await db.insertInto('filtering_rules').values(row).execute();
+    if (rule.order) {
+      const order = rule.order(row.id);
+      await setPositions(trx, new Map([[rule.environmentId, order]]));
+      row.position = order.indexOf(row.id);
+    }
     return row;
   });
 }
