@@ -113,7 +113,11 @@ describe('tessera CLI', () => {
     expect(table.stdout).toContain(key.id);
     expect(table.stdout).toMatch(/ID\s+TYPE\s+STATUS/);
     expect(table.stdout).toContain('(stored hashed)');
+  });
 
+
+  it('keys create --permissions and keys delete', async () => {
+    const dir = tempDir();
     const management = await run(['keys', 'create', '--type', 'management', '--name', 'Reader', '--permissions', 'api_keys:read,settings:read', '--json', '--data-dir', dir]);
     const reader = JSON.parse(management.stdout).data;
     expect(reader).toMatchObject({ type: 'management', permissions: ['api_keys:read', 'settings:read'] });
@@ -124,7 +128,10 @@ describe('tessera CLI', () => {
     const deleted = await run(['keys', 'delete', reader.id, '--data-dir', dir]);
     expect(deleted.code).toBe(0);
     expect(JSON.parse((await run(['keys', 'list', '--json', '--data-dir', dir])).stdout).data.map((k: { id: string }) => k.id)).not.toContain(reader.id);
+  });
 
+  it('settings get|set change the workspace settings', async () => {
+    const dir = tempDir();
     const set = await run(['settings', 'set', '--visitor-deletion-enabled', 'true', '--data-retention-days', '30', '--json', '--data-dir', dir]);
     expect(JSON.parse(set.stdout).data).toEqual({ visitor_deletion_enabled: true, data_retention_days: 30 });
     expect(JSON.parse((await run(['settings', 'get', '--json', '--data-dir', dir])).stdout).data.data_retention_days).toBe(30);
