@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { V4Event } from '../../src/events/v4-event.js';
 import { createApiKey } from '../../src/service/store/api-keys.js';
 import { insertEvent } from '../../src/service/store/events.js';
+import { createEnvironment } from '../../src/service/store/environments.js';
 import { kyselyOf } from '../../src/service/store/index.js';
-import { createEnvironment, createWorkspace } from '../../src/service/store/workspaces.js';
+import { createWorkspace } from '../../src/service/store/workspaces.js';
 import { ENGINES, startTestService, type TestService } from '../helpers/test-service.js';
 import { call, DAY, liftRateLimit, makeEvent, manualClock, seed, T0 } from './fixtures.js';
 
