@@ -11,7 +11,7 @@ import type { ApiKeysTable } from '../store/schema.js';
 import { MANAGEMENT_ERRORS } from './errors.js';
 import { environmentOf } from './environments.js';
 import { bodyFields, NAME_LENGTH, queryFields } from './fields.js';
-import { callerOf, route } from './index.js';
+import { callerOf, route } from './route.js';
 import { listAnswer, probe, readWindow } from './pagination.js';
 import { parsePermissions, PERMISSIONS, type Permission } from './permissions.js';
 import { apiKeyJson } from './resources.js';

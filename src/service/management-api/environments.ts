@@ -13,7 +13,7 @@ import {
 import { countFilteringRulesOfEnvironment } from '../store/filtering-rules.js';
 import type { EnvironmentsTable } from '../store/schema.js';
 import { bodyFields, NAME_LENGTH, queryFields } from './fields.js';
-import { callerOf, route } from './index.js';
+import { callerOf, route } from './route.js';
 import { listAnswer, probe, readWindow } from './pagination.js';
 import { environmentJson } from './resources.js';
 

@@ -23,7 +23,7 @@ import type { FilteringRulesTable } from '../store/schema.js';
 import { environmentOf } from './environments.js';
 import { validationFailed } from './errors.js';
 import { bodyFields, Fields, NAME_LENGTH, queryFields } from './fields.js';
-import { callerOf, route } from './index.js';
+import { callerOf, route } from './route.js';
 import { listAnswer, probe, readWindow } from './pagination.js';
 import { filteringRuleJson } from './resources.js';
 import { parsePlacement, placeRule, type Placement } from './rule-placement.js';

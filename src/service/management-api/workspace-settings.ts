@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import { getWorkspace, updateWorkspaceSettings } from '../store/workspaces.js';
 import { bodyFields } from './fields.js';
-import { callerOf, route } from './index.js';
+import { callerOf, route } from './route.js';
 
 export function workspaceSettingsRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const settings = async (workspaceId: string) => {
