@@ -81,7 +81,7 @@ async function importAesKey(key: Uint8Array, usage: 'encrypt' | 'decrypt'): Prom
   return crypto.subtle.importKey('raw', new Uint8Array(key), 'AES-GCM', false, [usage]);
 }
 
-async function pipeThrough(bytes: Uint8Array, transform: CompressionStream | DecompressionStream): Promise<Uint8Array> {
+async function pipeThrough(bytes: Uint8Array, transform: CompressionStream | DecompressionStream): Promise<Uint8Array<ArrayBuffer>> {
   const output = new Blob([new Uint8Array(bytes)]).stream().pipeThrough(transform);
   return new Uint8Array(await new Response(output).arrayBuffer());
 }
