@@ -13,7 +13,10 @@ import { createIdentifier } from './identification/identifier.js';
 import { startBackgroundJobs, type BackgroundJobs } from './jobs/index.js';
 import { createLogger } from './logger.js';
 import { createRateLimiter } from './rate-limiter.js';
+import { resolveMasterKey } from './master-key.js';
+import { MasterKeyMissingError } from './sealing/encryption-keys.js';
 import { redactUrl } from './store/database.js';
+import { hasEncryptionKeys } from './store/encryption-keys.js';
 import { openStore } from './store/index.js';
 
 export type { ServiceConfig } from './config.js';
@@ -44,6 +47,9 @@ export async function createService(config: ServiceConfig = {}): Promise<Service
     await store.migrate().catch((err: Error) => {
       throw new Error(`${store.location}: ${err.message}`);
     });
+    const masterKey = resolveMasterKey({ masterKey: resolved.masterKey, dataDir: resolved.dataDir, engine: store.engine });
+    // Keys that cannot be read would fail every identification of their environments: refuse at once.
+    if (!masterKey && (await hasEncryptionKeys(store))) throw new MasterKeyMissingError();
     const { bootstrap, created } = await ensureBootstrap(store, { region: resolved.region, now: resolved.clock() });
     if (resolved.redisUrl) {
       redis = await connectRedis(resolved.redisUrl, logger);
@@ -57,6 +63,7 @@ export async function createService(config: ServiceConfig = {}): Promise<Service
       identifier: createIdentifier({ store, tokenSecret: await visitorTokenSecret(store) }),
       ruleEvaluator: createExpressionEvaluator({ warn: (message, expression) => logger.warn({ expression }, message) }),
       bootstrap,
+      masterKey,
       redis,
     };
     const app = await buildApp(ctx);
