@@ -19,7 +19,7 @@ import {
   type EncryptionKey,
 } from '../../src/service/sealing/encryption-keys.js';
 import { kyselyOf } from '../../src/service/store/index.js';
-import { createEnvironment } from '../../src/service/store/workspaces.js';
+import { createEnvironment } from '../../src/service/store/environments.js';
 import { identifyRequest, postIdentify } from '../helpers/identify-request.js';
 import { createTestPostgresDatabase, ENGINES, startTestService, type TestService } from '../helpers/test-service.js';
 

@@ -6,11 +6,11 @@
  */
 import type { ServiceContext } from '../context.js';
 import {
+  changeEncryptionKey,
   deleteEncryptionKey,
   getEncryptionKey,
   insertEncryptionKey,
-  listEncryptionKeys,
-  updateEncryptionKey,
+  listEncryptionKeysPage,
 } from '../store/encryption-keys.js';
 import { newId } from '../store/ids.js';
 import type { EncryptionKeysTable, EncryptionKeyStatus } from '../store/schema.js';
@@ -77,9 +77,15 @@ export async function readEncryptionKey(ctx: SealingContext, workspaceId: string
   return row && decryptRow(requireMasterKey(ctx), row);
 }
 
-export async function listEncryptionKeysPage(ctx: SealingContext, query: Parameters<typeof listEncryptionKeys>[1]): Promise<EncryptionKey[]> {
+/** One window of the workspace's keys, oldest first. */
+export async function listEncryptionKeys(
+  ctx: SealingContext,
+  workspaceId: string,
+  filter: { status?: EncryptionKeyStatus; environmentId?: string },
+  window: { offset: number; limit: number },
+): Promise<EncryptionKey[]> {
   const masterKey = requireMasterKey(ctx);
-  return (await listEncryptionKeys(ctx.store, query)).map((row) => decryptRow(masterKey, row));
+  return (await listEncryptionKeysPage(ctx.store, workspaceId, filter, window)).map((row) => decryptRow(masterKey, row));
 }
 
 /** Changes the given fields; undefined when the workspace has no such key. */
@@ -89,36 +95,34 @@ export async function editEncryptionKey(
   id: string,
   changes: { name?: string; description?: string | null; status?: EncryptionKeyStatus },
 ): Promise<EncryptionKey | undefined> {
-  return ctx.store.transaction(async (store) => {
-    const trx = { ...ctx, store };
-    const row = await getEncryptionKey(store, workspaceId, id);
-    if (!row) return undefined;
+  const masterKey = requireMasterKey(ctx);
+  const now = ctx.clock();
+  const row = await changeEncryptionKey(ctx.store, workspaceId, id, (current) => {
     const times = changeStatus(
-      { status: row.status, lastActivatedAt: row.last_activated_at, lastDeactivatedAt: row.last_deactivated_at },
-      changes.status ?? row.status,
-      ctx.clock(),
+      { status: current.status, lastActivatedAt: current.last_activated_at, lastDeactivatedAt: current.last_deactivated_at },
+      changes.status ?? current.status,
+      now,
     );
-    await updateEncryptionKey(store, workspaceId, id, {
+    return {
       ...(changes.name !== undefined && { name: changes.name }),
       ...(changes.description !== undefined && { description: changes.description }),
       status: times.status,
       last_activated_at: times.lastActivatedAt,
       last_deactivated_at: times.lastDeactivatedAt,
-    });
-    return readEncryptionKey(trx, workspaceId, id);
+    };
   });
+  return row && decryptRow(masterKey, row);
 }
 
 /** previous <- token <- next <- a fresh value; undefined when the workspace has no such key. */
 export async function rotateEncryptionKey(ctx: SealingContext, workspaceId: string, id: string): Promise<EncryptionKey | undefined> {
   const masterKey = requireMasterKey(ctx);
-  return ctx.store.transaction(async (store) => {
-    const row = await getEncryptionKey(store, workspaceId, id);
-    if (!row) return undefined;
-    const tokens = rotateTokens(decryptRow(masterKey, row).tokens, newKeyToken());
-    await updateEncryptionKey(store, workspaceId, id, { ...encryptTokens(masterKey, id, tokens), last_rotated_at: ctx.clock() });
-    return readEncryptionKey({ ...ctx, store }, workspaceId, id);
-  });
+  const now = ctx.clock();
+  const row = await changeEncryptionKey(ctx.store, workspaceId, id, (current) => ({
+    ...encryptTokens(masterKey, id, rotateTokens(decryptRow(masterKey, current).tokens, newKeyToken())),
+    last_rotated_at: now,
+  }));
+  return row && decryptRow(masterKey, row);
 }
 
 /** False when the workspace has no such key. */

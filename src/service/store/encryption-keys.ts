@@ -2,13 +2,14 @@
  * Encryption keys of sealed results. Rows hold the key values encrypted (the callers in
  * sealing/ encrypt and decrypt them); this file only stores and finds rows.
  */
-import { internalsOf, type Store } from './handle.js';
+import { internalsOf, writeShared, type Store } from './handle.js';
 import type { EncryptionKeysTable, EncryptionKeyStatus } from './schema.js';
 
+// Writes go through writeShared: ingestion caches the sealing key (findSealingKeyCached), in
+// this process and in the others sharing the database.
+
 export async function insertEncryptionKey(store: Store, row: EncryptionKeysTable): Promise<void> {
-  const { db, state } = internalsOf(store);
-  await db.insertInto('encryption_keys').values(row).execute();
-  state.readCaches.invalidate();
+  await writeShared(store, (trx) => internalsOf(trx).db.insertInto('encryption_keys').values(row).execute());
 }
 
 export async function getEncryptionKey(store: Store, workspaceId: string, id: string): Promise<EncryptionKeysTable | undefined> {
@@ -20,56 +21,51 @@ export async function getEncryptionKey(store: Store, workspaceId: string, id: st
     .executeTakeFirst();
 }
 
-/**
- * A page of the workspace's keys, oldest first; `after` is the last row of the previous page
- * (keyset pagination: stable while keys are created or deleted in between).
- */
-export async function listEncryptionKeys(
+/** One window of the workspace's keys, oldest first (`limit` rows from `offset`). */
+export async function listEncryptionKeysPage(
   store: Store,
-  query: {
-    workspaceId: string;
-    status?: EncryptionKeyStatus;
-    environmentId?: string;
-    after?: { createdAt: number; id: string };
-    limit: number;
-  },
+  workspaceId: string,
+  filter: { status?: EncryptionKeyStatus; environmentId?: string },
+  window: { offset: number; limit: number },
 ): Promise<EncryptionKeysTable[]> {
-  let select = internalsOf(store).db.selectFrom('encryption_keys').selectAll().where('workspace_id', '=', query.workspaceId);
-  if (query.status) select = select.where('status', '=', query.status);
-  if (query.environmentId) select = select.where('environment_id', '=', query.environmentId);
-  const after = query.after;
-  if (after) {
-    select = select.where((eb) =>
-      eb.or([eb('created_at', '>', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)])]),
-    );
-  }
-  return select.orderBy('created_at').orderBy('id').limit(query.limit).execute();
+  let q = internalsOf(store).db.selectFrom('encryption_keys').selectAll().where('workspace_id', '=', workspaceId);
+  if (filter.status) q = q.where('status', '=', filter.status);
+  if (filter.environmentId) q = q.where('environment_id', '=', filter.environmentId);
+  return q.orderBy('created_at').orderBy('id').limit(window.limit).offset(window.offset).execute();
 }
 
-/** Writes the given columns of one key; false when the workspace has no such key. */
-export async function updateEncryptionKey(
+/**
+ * Reads the key and writes what `change` makes of it, in one transaction; undefined when the
+ * workspace has no such key. `change` is where the rules live (sealing/key-lifecycle.ts).
+ */
+export async function changeEncryptionKey(
   store: Store,
   workspaceId: string,
   id: string,
-  changes: Partial<Omit<EncryptionKeysTable, 'id' | 'workspace_id' | 'environment_id' | 'created_at'>>,
-): Promise<boolean> {
-  const { db, state } = internalsOf(store);
-  const result = await db
-    .updateTable('encryption_keys')
-    .set(changes)
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  state.readCaches.invalidate();
-  return Number(result.numUpdatedRows) > 0;
+  change: (row: EncryptionKeysTable) => Partial<Omit<EncryptionKeysTable, 'id' | 'workspace_id' | 'environment_id' | 'created_at'>>,
+): Promise<EncryptionKeysTable | undefined> {
+  return writeShared(store, async (trx) => {
+    // Locked on PostgreSQL: two rotations at once must not both start from the same values.
+    const row = await internalsOf(trx)
+      .db.selectFrom('encryption_keys')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '=', id)
+      .$if(trx.engine === 'postgres', (q) => q.forUpdate())
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const changes = change(row);
+    await internalsOf(trx).db.updateTable('encryption_keys').set(changes).where('id', '=', id).execute();
+    return { ...row, ...changes };
+  });
 }
 
 /** False when the workspace has no such key. */
 export async function deleteEncryptionKey(store: Store, workspaceId: string, id: string): Promise<boolean> {
-  const { db, state } = internalsOf(store);
-  const result = await db.deleteFrom('encryption_keys').where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
-  state.readCaches.invalidate();
-  return Number(result.numDeletedRows) > 0;
+  return writeShared(store, async (trx) => {
+    const result = await internalsOf(trx).db.deleteFrom('encryption_keys').where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  });
 }
 
 /**
@@ -98,4 +94,14 @@ export async function findSealingKeyCached(store: Store, environmentId: string):
 export async function hasEncryptionKeys(store: Store): Promise<boolean> {
   const row = await internalsOf(store).db.selectFrom('encryption_keys').select('id').limit(1).executeTakeFirst();
   return row !== undefined;
+}
+
+/** How many keys the environment has (an environment in use cannot be deleted). */
+export async function countEncryptionKeysOfEnvironment(store: Store, environmentId: string): Promise<number> {
+  const row = await internalsOf(store)
+    .db.selectFrom('encryption_keys')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('environment_id', '=', environmentId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
