@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import { apiKeyRoutes } from './api-keys.js';
 import { authorize, type ManagementCaller } from './auth.js';
+import { encryptionKeyRoutes } from './encryption-keys.js';
 import { environmentRoutes } from './environments.js';
 import { filteringRuleRoutes } from './filtering-rules.js';
 import type { Permission } from './permissions.js';
@@ -45,4 +46,5 @@ export async function managementApiRoutes(app: FastifyInstance, { ctx }: { ctx: 
   apiKeyRoutes(app, ctx);
   filteringRuleRoutes(app, ctx);
   workspaceSettingsRoutes(app, ctx);
+  encryptionKeyRoutes(app, ctx);
 }
