@@ -14,9 +14,8 @@ import { startBackgroundJobs, type BackgroundJobs } from './jobs/index.js';
 import { createLogger } from './logger.js';
 import { createRateLimiter } from './rate-limiter.js';
 import { resolveMasterKey } from './master-key.js';
-import { MasterKeyMissingError } from './sealing/encryption-keys.js';
+import { assertKeysReadable } from './sealing/encryption-keys.js';
 import { redactUrl } from './store/database.js';
-import { hasEncryptionKeys } from './store/encryption-keys.js';
 import { openStore } from './store/index.js';
 
 export type { ServiceConfig } from './config.js';
@@ -48,8 +47,7 @@ export async function createService(config: ServiceConfig = {}): Promise<Service
       throw new Error(`${store.location}: ${err.message}`);
     });
     const masterKey = resolveMasterKey({ masterKey: resolved.masterKey, dataDir: resolved.dataDir, engine: store.engine });
-    // Keys that cannot be read would fail every identification of their environments: refuse at once.
-    if (!masterKey && (await hasEncryptionKeys(store))) throw new MasterKeyMissingError();
+    await assertKeysReadable({ store, masterKey });
     const { bootstrap, created } = await ensureBootstrap(store, { region: resolved.region, now: resolved.clock() });
     if (resolved.redisUrl) {
       redis = await connectRedis(resolved.redisUrl, logger);

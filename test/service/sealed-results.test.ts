@@ -120,8 +120,8 @@ describe.each(ENGINES)('sealed results (%s)', (engine) => {
   }
 });
 
-describe('PostgreSQL without a master key', () => {
-  test('encryption keys cannot be created, and a database with keys refuses to start without it', async () => {
+describe('PostgreSQL without the right master key', () => {
+  test('encryption keys cannot be created; a database with keys refuses to start without its master key', async () => {
     const db = await createTestPostgresDatabase();
     const base = { ...db.config, port: 0, logLevel: 'silent' };
     try {
@@ -135,6 +135,7 @@ describe('PostgreSQL without a master key', () => {
       await keyed.close();
 
       await expect(createService(base)).rejects.toThrow(/TESSERA_MASTER_KEY/);
+      await expect(createService({ ...base, masterKey: randomBytes(32).toString('base64') })).rejects.toThrow(/not the one it was stored with/);
     } finally {
       await db.drop();
     }

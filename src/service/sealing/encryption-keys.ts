@@ -6,6 +6,7 @@
  */
 import type { ServiceContext } from '../context.js';
 import {
+  anyEncryptionKey,
   changeEncryptionKey,
   deleteEncryptionKey,
   getEncryptionKey,
@@ -45,6 +46,15 @@ export class MasterKeyMissingError extends Error {
 export function requireMasterKey(ctx: Pick<ServiceContext, 'masterKey'>): Uint8Array {
   if (!ctx.masterKey) throw new MasterKeyMissingError();
   return ctx.masterKey;
+}
+
+/**
+ * At start: stored keys must be readable with this master key (none, or a different one,
+ * would fail every identification of their environments), else the start fails clearly.
+ */
+export async function assertKeysReadable(ctx: Pick<ServiceContext, 'store' | 'masterKey'>): Promise<void> {
+  const sample = await anyEncryptionKey(ctx.store);
+  if (sample) decryptKeyMaterial(requireMasterKey(ctx), sample.id, sample.current_key);
 }
 
 export async function createEncryptionKey(

@@ -90,10 +90,9 @@ export async function findSealingKeyCached(store: Store, environmentId: string):
   });
 }
 
-/** Whether any encryption key exists (the service refuses to start without the key to read them). */
-export async function hasEncryptionKeys(store: Store): Promise<boolean> {
-  const row = await internalsOf(store).db.selectFrom('encryption_keys').select('id').limit(1).executeTakeFirst();
-  return row !== undefined;
+/** Some encryption key, if any exists (the service checks at start that it can read them). */
+export async function anyEncryptionKey(store: Store): Promise<EncryptionKeysTable | undefined> {
+  return internalsOf(store).db.selectFrom('encryption_keys').selectAll().limit(1).executeTakeFirst();
 }
 
 /** How many keys the environment has (an environment in use cannot be deleted). */
