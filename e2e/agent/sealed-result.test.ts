@@ -28,17 +28,17 @@ test('get() returns a sealed_result that unseals to the Server API event', async
   await startAgent(page, { apiKey: svc.keys.publicKey, endpoints: svc.url });
 
   const sealed = await page.evaluate(async () => {
-    const agent = (window as unknown as { agent: { get(): Promise<{ event_id: string; sealed_result: Record<string, () => unknown> | null }> } }).agent;
+    type Sealed = { base64(): string; byteArray(): Uint8Array; blob(): Blob; toString(): string };
+    const agent = (window as unknown as { agent: { get(): Promise<{ event_id: string; sealed_result: Sealed | null }> } }).agent;
     const result = await agent.get();
     const s = result.sealed_result;
     if (!s) return { eventId: result.event_id, base64: null };
-    const bytes = s.byteArray!() as Uint8Array;
     return {
       eventId: result.event_id,
-      base64: s.base64!() as string,
-      sameText: s.toString!() === s.base64!() && JSON.parse(JSON.stringify(result)).sealed_result === s.base64!(),
-      byteLength: bytes.length,
-      blobSize: (s.blob!() as Blob).size,
+      base64: s.base64(),
+      sameText: s.toString() === s.base64() && JSON.parse(JSON.stringify(result)).sealed_result === s.base64(),
+      byteLength: s.byteArray().length,
+      blobSize: s.blob().size,
     };
   });
 

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ManagementApiClient, ManagementApiError, unsealEventsResponse, type EncryptionKey } from '../../src/server/index.js';
+import { ManagementApiClient, unsealEventsResponse, type EncryptionKey, type ManagementApiError } from '../../src/server/index.js';
 import { identifyRequest, postIdentify } from '../helpers/identify-request.js';
 import { liftRateLimit } from '../server-api/fixtures.js';
 import { ENGINES, startTestService, type TestService } from '../helpers/test-service.js';

@@ -39,7 +39,7 @@ function found(key: EncryptionKey | undefined, id: string): EncryptionKey {
 
 export function encryptionKeyRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   // After authorization (onRequest): only an authorized caller learns about the configuration.
-  const keyRoute = (permission: Permission) => ({ ...route(permission), preHandler: async () => requireSealing(ctx) });
+  const keyRoute = (permission: Permission) => ({ ...route(permission), preHandler: () => Promise.resolve(requireSealing(ctx)) });
 
   app.get('/encryption-keys', keyRoute('encryption_keys:read'), async (request) => {
     const query = queryFields(request.query);
