@@ -79,6 +79,8 @@ export interface ApiKey {
   environment: string | null;
   /** Requests per second, 1 to 100000. */
   rate_limit: number;
+  /** Management keys only: the permissions held; null = all. */
+  permissions?: ManagementPermission[] | null;
   created_at: Timestamp;
   disabled_at: Timestamp | null;
 }
@@ -181,7 +183,7 @@ export type FilteringRulesTest =
 export interface FilteringRulesTestResult {
   result: RuleAction;
   deny_with: string | null;
-  /** The rule that decided; null when none matched. */
+  /** The rule that decided (its id, or `rules[i]` for a rule given inline); null when none matched. */
   triggered_rule: string | null;
 }
 
@@ -244,6 +246,6 @@ export interface WorkspaceSettings {
 
 export interface WorkspaceSettingsUpdate {
   visitor_deletion_enabled?: boolean;
-  /** 1 to 3650. */
-  data_retention_days?: number;
+  /** 1 to 3650; null goes back to the service's `--retention-days`. */
+  data_retention_days?: number | null;
 }

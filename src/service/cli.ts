@@ -132,6 +132,27 @@ async function withStore<T>(config: ServiceConfig, fn: (store: Store, resolved: 
   }
 }
 
+/**
+ * The installation's records, created on first use. The command that creates them is the only
+ * one that can show the secret and management tokens (stored hashed): it prints them to stderr,
+ * which leaves stdout to the command's own (JSON) output.
+ */
+async function bootstrapFor(store: Store, resolved: ResolvedConfig, io: Io) {
+  const { bootstrap, created } = await ensureBootstrap(store, { region: resolved.region, now: resolved.clock() });
+  if (created) {
+    io.err(
+      [
+        'First use of this database: created a workspace, an environment and API keys. The secret and',
+        'Management API keys are shown this once (they are stored hashed):',
+        `  Public key            ${bootstrap.publicKey}`,
+        `  Secret key            ${bootstrap.secretKey}`,
+        `  Management API key    ${bootstrap.managementKey}`,
+      ].join('\n'),
+    );
+  }
+  return bootstrap;
+}
+
 /** An API key as the Management API shows it (`token`: only when just created, or a public key's). */
 function keyJson(key: ApiKeysTable) {
   return {
@@ -161,7 +182,7 @@ async function keysCommand(sub: string | undefined, rest: string[], config: Serv
   const str = (flag: string) => optionValue(KEY_OPTIONS.find((o) => o.flag === flag)!, values, {}) as string | number | undefined;
   await withStore(config, async (store, resolved) => {
     await store.migrate();
-    const { bootstrap } = await ensureBootstrap(store, { region: resolved.region, now: resolved.clock() });
+    const bootstrap = await bootstrapFor(store, resolved, io);
     const findKey = async (ref: string | undefined) => {
       if (!ref) throw new Error(`keys ${sub} needs the key's id or token`);
       const key = (await getApiKey(store, ref)) ?? (await findApiKeyByToken(store, ref));
@@ -239,7 +260,7 @@ async function settingsCommand(sub: string | undefined, config: ServiceConfig, v
   const option = (flag: string) => optionValue(KEY_OPTIONS.find((o) => o.flag === flag)!, values, {});
   await withStore(config, async (store, resolved) => {
     await store.migrate();
-    const { bootstrap } = await ensureBootstrap(store, { region: resolved.region, now: resolved.clock() });
+    const bootstrap = await bootstrapFor(store, resolved, io);
     if (sub === 'set') {
       const deletion = option('visitor-deletion-enabled');
       const days = option('data-retention-days');

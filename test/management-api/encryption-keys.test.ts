@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ManagementApiClient, unsealEventsResponse, type EncryptionKey, type ManagementApiError } from '../../src/server/index.js';
 import { identifyRequest, postIdentify } from '../helpers/identify-request.js';
-import { liftRateLimit } from '../server-api/fixtures.js';
+import { liftManagementRateLimit } from './helpers.js';
 import { ENGINES, startTestService, type TestService } from '../helpers/test-service.js';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -22,8 +22,7 @@ describe.each(ENGINES)('Management API: encryption keys (%s)', (engine) => {
   beforeAll(async () => {
     const config = engine === 'postgres' ? { masterKey: randomBytes(32).toString('base64') } : {};
     t = await startTestService({ engine, config });
-    // The default management key allows 20 requests a second; this file makes more.
-    await liftRateLimit(t, t.keys.managementKey);
+    await liftManagementRateLimit(t);
     client = new ManagementApiClient({ apiKey: t.keys.managementKey, baseUrl: t.url });
   });
   afterAll(async () => {

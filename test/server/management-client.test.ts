@@ -1,8 +1,8 @@
 /**
  * ManagementApiClient against a tiny local stand-in of the service: it records each request
  * and answers canned JSON in the wire format of docs/management-api.md, to check headers,
- * paths, encoding, bodies, error mapping and pagination. The service's Management API routes
- * do not exist yet; the integration test against the real service comes with them.
+ * paths, encoding, bodies, error mapping and pagination. management-client-integration.test.ts
+ * runs the client against the real service.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -56,7 +56,9 @@ describe('tessera CLI', () => {
   it('--help documents every command, option and environment variable', async () => {
     const { code, stdout } = await run(['--help']);
     expect(code).toBe(0);
-    for (const command of ['start', 'migrate', 'keys list', 'keys create', 'keys disable', 'keys enable']) expect(stdout).toContain(command);
+    for (const command of ['start', 'migrate', 'keys list', 'keys create', 'keys disable', 'keys enable', 'keys delete', 'settings get', 'settings set']) {
+      expect(stdout).toContain(command);
+    }
     for (const option of SERVICE_OPTIONS) {
       expect(stdout).toContain(`--${option.flag}`);
       if (option.env) expect(stdout).toContain(option.env);
@@ -82,8 +84,15 @@ describe('tessera CLI', () => {
     const dir = tempDir();
     const listed = await run(['keys', 'list', '--json'], { TESSERA_DATA_DIR: dir });
     expect(listed.code).toBe(0);
-    const keys = JSON.parse(listed.stdout).data as { id: string; type: string; token: string; status: string }[];
+    const keys = JSON.parse(listed.stdout).data as { id: string; type: string; token: string | null; status: string }[];
     expect(keys.map((k) => k.type).sort()).toEqual(['management', 'public', 'secret']);
+    // Secret and management tokens are stored hashed: shown once, on stderr, by the command that created them.
+    expect(keys.filter((k) => k.token !== null).map((k) => k.type)).toEqual(['public']);
+    const secretToken = /Secret key\s+(\S+)/.exec(listed.stderr)?.[1];
+    expect(secretToken).toMatch(/^[A-Za-z0-9]{32}$/);
+    const byToken = await run(['keys', 'disable', secretToken!, '--json', '--data-dir', dir]);
+    expect(JSON.parse(byToken.stdout).data).toMatchObject({ type: 'secret', status: 'disabled', token: null });
+    await run(['keys', 'enable', secretToken!, '--data-dir', dir]);
 
     const created = await run(['keys', 'create', '--type', 'public', '--name', 'Shop', '--rate-limit', '7', '--json', '--data-dir', dir]);
     expect(created.code).toBe(0);
@@ -103,6 +112,23 @@ describe('tessera CLI', () => {
     const table = await run(['keys', 'list', '--data-dir', dir]);
     expect(table.stdout).toContain(key.id);
     expect(table.stdout).toMatch(/ID\s+TYPE\s+STATUS/);
+    expect(table.stdout).toContain('(stored hashed)');
+
+    const management = await run(['keys', 'create', '--type', 'management', '--name', 'Reader', '--permissions', 'api_keys:read,settings:read', '--json', '--data-dir', dir]);
+    const reader = JSON.parse(management.stdout).data;
+    expect(reader).toMatchObject({ type: 'management', permissions: ['api_keys:read', 'settings:read'] });
+    expect(reader.token).toMatch(/^[A-Za-z0-9]{40}$/);
+    const badPermission = await run(['keys', 'create', '--type', 'management', '--name', 'Odd', '--permissions', 'root', '--data-dir', dir]);
+    expect(badPermission.code).toBe(1);
+    expect(badPermission.stderr).toContain('unknown permission "root"');
+    const deleted = await run(['keys', 'delete', reader.id, '--data-dir', dir]);
+    expect(deleted.code).toBe(0);
+    expect(JSON.parse((await run(['keys', 'list', '--json', '--data-dir', dir])).stdout).data.map((k: { id: string }) => k.id)).not.toContain(reader.id);
+
+    const set = await run(['settings', 'set', '--visitor-deletion-enabled', 'true', '--data-retention-days', '30', '--json', '--data-dir', dir]);
+    expect(JSON.parse(set.stdout).data).toEqual({ visitor_deletion_enabled: true, data_retention_days: 30 });
+    expect(JSON.parse((await run(['settings', 'get', '--json', '--data-dir', dir])).stdout).data.data_retention_days).toBe(30);
+    expect((await run(['settings', 'set', '--data-retention-days', '0', '--data-dir', dir])).code).toBe(1);
   });
 
   it('works with DATABASE_URL (PostgreSQL)', async () => {

@@ -9,6 +9,7 @@ import type { ServiceContext } from '../context.js';
 import { apiKeyRoutes } from './api-keys.js';
 import { authorize, type ManagementCaller } from './auth.js';
 import { encryptionKeyRoutes } from './encryption-keys.js';
+import { invalidRequest } from './errors.js';
 import { environmentRoutes } from './environments.js';
 import { filteringRuleRoutes } from './filtering-rules.js';
 import type { Permission } from './permissions.js';
@@ -37,8 +38,19 @@ export function route(permission: Permission) {
   return { config: { errorFamily: 'management' as const, permission }, bodyLimit: MANAGEMENT_BODY_LIMIT };
 }
 
-export async function managementApiRoutes(app: FastifyInstance, { ctx }: { ctx: ServiceContext }): Promise<void> {
+export function managementApiRoutes(app: FastifyInstance, { ctx }: { ctx: ServiceContext }, done: () => void): void {
   app.decorateRequest('managementCaller', null);
+  // JSON, where an empty body is no body: clients send `Content-Type: application/json` on every
+  // request, DELETE and GET included. Only this plugin's routes are affected.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, parsed) => {
+    if (body === '') return parsed(null, undefined);
+    try {
+      parsed(null, JSON.parse(body as string));
+    } catch {
+      parsed(invalidRequest([{ property: 'body', message: 'is not valid JSON' }]), undefined);
+    }
+  });
   app.addHook('onRequest', async (request) => {
     request.managementCaller = await authorize(ctx, request, request.routeOptions.config.permission);
   });
@@ -47,4 +59,5 @@ export async function managementApiRoutes(app: FastifyInstance, { ctx }: { ctx: 
   filteringRuleRoutes(app, ctx);
   workspaceSettingsRoutes(app, ctx);
   encryptionKeyRoutes(app, ctx);
+  done();
 }

@@ -29,7 +29,7 @@ export function placeRule(others: readonly string[], id: string, placement: Plac
 /** `placement` of a request body: exactly one of `position` (integer >= 0), `after`, `before`. */
 export function parsePlacement(value: unknown): Placement | string {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'must be an object with position, after or before';
-  const entries = Object.entries(value);
+  const entries: [string, unknown][] = Object.entries(value);
   if (entries.length !== 1) return 'must have exactly one of position, after or before';
   const [key, v] = entries[0]!;
   if (key === 'position') return Number.isInteger(v) && (v as number) >= 0 ? { position: v as number } : 'position must be an integer >= 0';

@@ -21,7 +21,7 @@ export { kyselyOf, type Store } from './handle.js';
 
 export function openStore(opts: { dataDir: string; databaseUrl?: string; poolSize?: number }): Store {
   const { db, engine, location, changes } = openDatabase(opts);
-  const readCaches = createReadCaches({ changedElsewhere: changes.changedElsewhere });
+  const readCaches = createReadCaches({ changedElsewhere: () => changes.changedElsewhere() });
   changes.onChange(() => readCaches.invalidate());
   return storeView(db, engine, location, { readCaches, compiled: new Map(), changes });
 }

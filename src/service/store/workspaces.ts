@@ -41,6 +41,7 @@ export interface WorkspaceSettings {
 }
 
 export async function updateWorkspaceSettings(store: Store, id: string, change: Partial<WorkspaceSettings>): Promise<void> {
+  if (change.deletionEnabled === undefined && change.retentionDays === undefined) return; // nothing to set
   await writeShared(store, (trx) =>
     internalsOf(trx)
       .db.updateTable('workspaces')

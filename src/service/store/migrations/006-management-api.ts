@@ -81,8 +81,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('workspaces').addColumn('data_retention_days', 'integer').execute();
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function down(): Promise<void> {
+export function down(): Promise<void> {
   // Hashed tokens cannot be restored: this migration has no way back.
-  throw new Error('006-management-api cannot be reverted (tokens are hashed)');
+  return Promise.reject(new Error('006-management-api cannot be reverted (tokens are hashed)'));
 }
