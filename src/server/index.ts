@@ -14,3 +14,11 @@ export type * from './management-api-types.js';
 export type * from '../events/v4-event.js';
 export type * from '../events/v3-event.js';
 export { toV3Event, toV3Visit, toV3WebhookVisit } from '../events/v4-to-v3.js';
+export {
+  unsealEventsResponse,
+  UnsealAggregateError,
+  type DecryptionAlgorithm,
+  type DecryptionKey,
+  type UnsealFailure,
+  type UnsealFailureReason,
+} from './unseal.js';

@@ -10,6 +10,10 @@ import type {
   ApiKeyListFilter,
   ApiKeyUpdate,
   CreatedApiKey,
+  EncryptionKey,
+  EncryptionKeyCreate,
+  EncryptionKeyListFilter,
+  EncryptionKeyUpdate,
   Environment,
   EnvironmentCreate,
   EnvironmentUpdate,
@@ -176,9 +180,46 @@ export class ManagementApiClient {
     return this.data('PATCH', '/workspace/settings', update);
   }
 
-  // Encryption keys and webhooks (next issue) go here, built the same way: resource and body
-  // types in management-api-types.ts, one-resource calls through `data`, lists through `list`
-  // with an `iterate...` twin through `paginate`, and a test per method in
+  // Encryption keys of sealed results
+
+  /** `GET /encryption-keys`: one page, with the key values. */
+  listEncryptionKeys(filter: EncryptionKeyListFilter = {}): Promise<Page<EncryptionKey>> {
+    return this.list('/encryption-keys', { ...filter });
+  }
+
+  /** Every matching encryption key, across pages. */
+  iterateEncryptionKeys(filter: EncryptionKeyListFilter = {}): AsyncGenerator<EncryptionKey> {
+    return paginate((cursor) => this.listEncryptionKeys({ ...filter, cursor }), filter.cursor);
+  }
+
+  /** `POST /encryption-keys`: enabled unless told otherwise, it seals its environment's results at once. */
+  createEncryptionKey(body: EncryptionKeyCreate): Promise<EncryptionKey> {
+    return this.data('POST', '/encryption-keys', body);
+  }
+
+  /** `GET /encryption-keys/{id}`. */
+  getEncryptionKey(id: string): Promise<EncryptionKey> {
+    return this.data('GET', `/encryption-keys/${seg(id)}`);
+  }
+
+  /** `PATCH /encryption-keys/{id}`: only the given fields change. */
+  updateEncryptionKey(id: string, update: EncryptionKeyUpdate): Promise<EncryptionKey> {
+    return this.data('PATCH', `/encryption-keys/${seg(id)}`, update);
+  }
+
+  /** `POST /encryption-keys/{id}/rotate`: previous_token <- token <- next_token <- a new value. */
+  rotateEncryptionKey(id: string): Promise<EncryptionKey> {
+    return this.data('POST', `/encryption-keys/${seg(id)}/rotate`);
+  }
+
+  /** `DELETE /encryption-keys/{id}`: results sealed with it can no longer be opened with the service's help. */
+  async deleteEncryptionKey(id: string): Promise<void> {
+    await this.http.request('DELETE', `/encryption-keys/${seg(id)}`);
+  }
+
+  // Webhooks (next issue) go here, built the same way: resource and body types in
+  // management-api-types.ts, one-resource calls through `data`, lists through `list` with an
+  // `iterate...` twin through `paginate`, and a test per method in
   // test/server/management-client.test.ts.
 
   /** A one-resource call: the answer's `{data}`, unwrapped. */

@@ -40,7 +40,9 @@ export type ManagementPermission =
   | 'filtering_rules:read'
   | 'filtering_rules:write'
   | 'settings:read'
-  | 'settings:write';
+  | 'settings:write'
+  | 'encryption_keys:read'
+  | 'encryption_keys:write';
 
 // Environments (`ae_` IDs)
 
@@ -183,6 +185,55 @@ export interface FilteringRulesTestResult {
   deny_with: string | null;
   /** The rule that decided (its id, or `rules[i]` for a rule given inline); null when none matched. */
   triggered_rule: string | null;
+}
+
+// Encryption keys of sealed results (`ek_` IDs)
+
+/**
+ * An encryption key. The three values are base64 of 32 bytes; pass them all to
+ * `unsealEventsResponse` so that results sealed before and after a rotation open.
+ */
+export interface EncryptionKey {
+  id: string;
+  name: string;
+  description: string | null;
+  status: ResourceStatus;
+  /** Environment ID: the key seals that environment's results while enabled. */
+  environment: string;
+  created_at: Timestamp;
+  last_activated_at: Timestamp | null;
+  last_deactivated_at: Timestamp | null;
+  last_rotated_at: Timestamp | null;
+  /** The value before the last rotation; null until the first rotation. */
+  previous_token: string | null;
+  /** The value results are sealed with now. */
+  token: string;
+  /** The value the next rotation seals with. */
+  next_token: string;
+}
+
+export interface EncryptionKeyCreate {
+  /** 3 to 255 characters. */
+  name: string;
+  /** 3 to 255 characters. */
+  description?: string;
+  /** Default: the default environment. */
+  environment?: string;
+  /** Default `enabled`. */
+  status?: ResourceStatus;
+}
+
+export interface EncryptionKeyUpdate {
+  name?: string;
+  description?: string | null;
+  /** Sets `last_activated_at` or `last_deactivated_at`. */
+  status?: ResourceStatus;
+}
+
+export interface EncryptionKeyListFilter extends ListQuery {
+  status?: ResourceStatus;
+  /** Environment ID. */
+  environment?: string;
 }
 
 // Workspace settings (an extension)

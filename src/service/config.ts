@@ -26,12 +26,17 @@ export interface ServiceConfig {
   trustProxy?: boolean;
   /** Origin baked into CDN builds; default: derived from each request. */
   publicUrl?: string;
+  /**
+   * Base64 of 32 bytes: encrypts encryption-key values at rest. Required with PostgreSQL to use
+   * encryption keys; with SQLite the default is `master.key` in the data directory (master-key.ts).
+   */
+  masterKey?: string;
   /** Serve the demo page at `/` and its small JSON route; default true. */
   demo?: boolean;
 }
 
-export type ResolvedConfig = Required<Omit<ServiceConfig, 'databaseUrl' | 'redisUrl' | 'publicUrl'>> &
-  Pick<ServiceConfig, 'databaseUrl' | 'redisUrl' | 'publicUrl'>;
+export type ResolvedConfig = Required<Omit<ServiceConfig, 'databaseUrl' | 'redisUrl' | 'publicUrl' | 'masterKey'>> &
+  Pick<ServiceConfig, 'databaseUrl' | 'redisUrl' | 'publicUrl' | 'masterKey'>;
 
 export const DEFAULT_CONFIG = {
   port: 8080,

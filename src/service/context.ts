@@ -21,6 +21,8 @@ export interface ServiceContext {
   ruleEvaluator: ExpressionEvaluator;
   /** The records created on the first start (default workspace, environment, keys). */
   bootstrap: Bootstrap;
+  /** Encrypts encryption-key values at rest (master-key.ts); unset on PostgreSQL without TESSERA_MASTER_KEY. */
+  masterKey: Uint8Array | undefined;
   /** Set when REDIS_URL is configured. */
   redis?: Redis;
 }

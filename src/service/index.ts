@@ -13,6 +13,8 @@ import { createIdentifier } from './identification/identifier.js';
 import { startBackgroundJobs, type BackgroundJobs } from './jobs/index.js';
 import { createLogger } from './logger.js';
 import { createRateLimiter } from './rate-limiter.js';
+import { resolveMasterKey } from './master-key.js';
+import { assertKeysReadable } from './sealing/encryption-keys.js';
 import { redactUrl } from './store/database.js';
 import { openStore } from './store/index.js';
 
@@ -44,6 +46,8 @@ export async function createService(config: ServiceConfig = {}): Promise<Service
     await store.migrate().catch((err: Error) => {
       throw new Error(`${store.location}: ${err.message}`);
     });
+    const masterKey = resolveMasterKey({ masterKey: resolved.masterKey, dataDir: resolved.dataDir, engine: store.engine });
+    await assertKeysReadable({ store, masterKey });
     const { bootstrap, created } = await ensureBootstrap(store, { region: resolved.region, now: resolved.clock() });
     if (resolved.redisUrl) {
       redis = await connectRedis(resolved.redisUrl, logger);
@@ -57,6 +61,7 @@ export async function createService(config: ServiceConfig = {}): Promise<Service
       identifier: createIdentifier({ store, tokenSecret: await visitorTokenSecret(store) }),
       ruleEvaluator: createExpressionEvaluator({ warn: (message, expression) => logger.warn({ expression }, message) }),
       bootstrap,
+      masterKey,
       redis,
     };
     const app = await buildApp(ctx);

@@ -22,6 +22,12 @@ const ROUTES: [method: string, path: string, permission: string][] = [
   ['DELETE', '/filtering-rules/tr_x', 'filtering_rules:write'],
   ['GET', '/workspace/settings', 'settings:read'],
   ['PATCH', '/workspace/settings', 'settings:write'],
+  ['GET', '/encryption-keys', 'encryption_keys:read'],
+  ['POST', '/encryption-keys', 'encryption_keys:write'],
+  ['GET', '/encryption-keys/ek_x', 'encryption_keys:read'],
+  ['PATCH', '/encryption-keys/ek_x', 'encryption_keys:write'],
+  ['POST', '/encryption-keys/ek_x/rotate', 'encryption_keys:write'],
+  ['DELETE', '/encryption-keys/ek_x', 'encryption_keys:write'],
 ];
 
 describe('Management API authorization matrix', () => {

@@ -35,7 +35,8 @@ describe.each(ENGINES)('token hashing (%s)', (engine) => {
     const secret = 'S'.repeat(32);
     const pub = 'P'.repeat(20);
     await raw.insertInto('api_keys').values([row('secret', secret), row('public', pub)]).execute();
-    expect(await old.migrate()).toEqual(['006-management-api']);
+    // 006 and whatever later migrations exist (007 encryption keys, ...) run on top.
+    expect(await old.migrate()).toContain('006-management-api');
 
     const stored = await db.selectFrom('api_keys').selectAll().orderBy('id').execute();
     expect(stored.map((k) => [k.type, k.token, k.token_hash])).toEqual([

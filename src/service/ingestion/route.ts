@@ -1,7 +1,8 @@
 /**
  * `POST /`: the endpoint the agent talks to. Authorises the public key, applies its rate
  * limit, the region and the environment's filtering rules, identifies the visitor, stores the
- * v4 event and answers with the visitor ID and a fresh visitor token. Every refusal happens
+ * v4 event and answers with the visitor ID, a fresh visitor token and the sealed event (when
+ * the environment has an enabled encryption key). Every refusal happens
  * before anything is written.
  */
 import type { FastifyInstance } from 'fastify';
@@ -19,6 +20,7 @@ import { computeVelocity } from '../event-building/velocity.js';
 import { decide } from '../filtering/first-match.js';
 import { buildRuleRequest } from '../filtering/rule-request.js';
 import { ApiError, COMMON_ERRORS, Forbidden, RateLimited, ValidationError } from '../http/errors.js';
+import { sealedResultFor } from '../sealing/seal-event.js';
 import { findApiKeyWithRegionCached } from '../store/api-keys.js';
 import { insertEvent } from '../store/events.js';
 import { listFilteringRulesCached } from '../store/filtering-rules.js';
@@ -104,6 +106,8 @@ export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: Service
       replayed: activity.replayed,
     });
     await insertEvent(ctx.store, event, { workspaceId: key.workspace_id, environmentId, requestHash: hash });
+    // Sealed from the same JSON text as the stored payload, which the Server API returns as is.
+    const sealedResult = await sealedResultFor(ctx, environmentId, JSON.stringify(event));
 
     const response: IdentifyResponse = {
       v: PROTOCOL_VERSION,
@@ -112,7 +116,7 @@ export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: Service
       confidence: outcome.confidence,
       visitor_found: outcome.visitorFound,
       suspect_score: event.suspect_score,
-      sealed_result: null,
+      sealed_result: sealedResult,
       token: outcome.token,
     };
     return reply.type('application/json; charset=utf-8').send(response);

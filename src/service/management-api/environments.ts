@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import { Conflict, NotFound } from '../http/errors.js';
 import { countApiKeysOfEnvironment } from '../store/api-keys.js';
+import { countEncryptionKeysOfEnvironment } from '../store/encryption-keys.js';
 import {
   createEnvironment,
   deleteEnvironment,
@@ -61,13 +62,15 @@ export function environmentRoutes(app: FastifyInstance, ctx: ServiceContext): vo
   app.delete<WithId>('/environments/:id', route('environments:write'), async (request, reply) => {
     const environment = await environmentOf(ctx, request, request.params.id);
     if (environment.is_default === 1) throw new Conflict(undefined, 'the default environment cannot be deleted');
-    const [keys, rules] = await Promise.all([
+    const counts = await Promise.all([
       countApiKeysOfEnvironment(ctx.store, environment.id),
       countFilteringRulesOfEnvironment(ctx.store, environment.id),
+      countEncryptionKeysOfEnvironment(ctx.store, environment.id),
     ]);
-    const blocking = [keys > 0 ? `${keys} API key${keys > 1 ? 's' : ''}` : '', rules > 0 ? `${rules} filtering rule${rules > 1 ? 's' : ''}` : ''];
-    if (keys > 0 || rules > 0) {
-      throw new Conflict(undefined, `the environment still has ${blocking.filter(Boolean).join(' and ')}: delete or move them first`);
+    const nouns = ['API key', 'filtering rule', 'encryption key'];
+    const blocking = counts.flatMap((n, i) => (n > 0 ? [`${n} ${nouns[i]}${n > 1 ? 's' : ''}`] : []));
+    if (blocking.length > 0) {
+      throw new Conflict(undefined, `the environment still has ${blocking.join(' and ')}: delete or move them first`);
     }
     await deleteEnvironment(ctx.store, environment.id);
     return reply.code(200).send();

@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import { apiKeyRoutes } from './api-keys.js';
 import { authorize } from './auth.js';
+import { encryptionKeyRoutes } from './encryption-keys.js';
 import { invalidRequest } from './errors.js';
 import { environmentRoutes } from './environments.js';
 import { filteringRuleRoutes } from './filtering-rules.js';
@@ -33,5 +34,6 @@ export function managementApiRoutes(app: FastifyInstance, { ctx }: { ctx: Servic
   apiKeyRoutes(app, ctx);
   filteringRuleRoutes(app, ctx);
   workspaceSettingsRoutes(app, ctx);
+  encryptionKeyRoutes(app, ctx);
   done();
 }

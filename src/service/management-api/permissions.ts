@@ -7,6 +7,8 @@ export const PERMISSIONS = [
   'api_keys:write',
   'filtering_rules:read',
   'filtering_rules:write',
+  'encryption_keys:read',
+  'encryption_keys:write',
   'settings:read',
   'settings:write',
 ] as const;

@@ -1,4 +1,5 @@
 /** The Management API's resources on the wire (snake_case, RFC 3339 times), from store rows. */
+import type { EncryptionKey } from '../sealing/encryption-keys.js';
 import type { ApiKeysTable, EnvironmentsTable, FilteringRulesTable } from '../store/schema.js';
 
 export function time(ms: number): string;
@@ -45,5 +46,23 @@ export function filteringRuleJson(row: FilteringRulesTable) {
     deny_with: row.deny_with,
     created_at: time(row.created_at),
     updated_at: time(row.updated_at),
+  };
+}
+
+/** With the key values: a backend unseals with them (the Management API is their only way out). */
+export function encryptionKeyJson(key: EncryptionKey) {
+  return {
+    id: key.id,
+    name: key.name,
+    description: key.description,
+    status: key.status,
+    environment: key.environmentId,
+    created_at: time(key.createdAt),
+    last_activated_at: time(key.lastActivatedAt),
+    last_deactivated_at: time(key.lastDeactivatedAt),
+    last_rotated_at: time(key.lastRotatedAt),
+    previous_token: key.tokens.previous,
+    token: key.tokens.current,
+    next_token: key.tokens.next,
   };
 }

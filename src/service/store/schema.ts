@@ -136,6 +136,33 @@ export interface VisitorDeletionsTable {
   deleted_events: number | null;
 }
 
+// Sealed results (migration 007-encryption-keys).
+
+export type EncryptionKeyStatus = 'enabled' | 'disabled';
+
+/**
+ * An encryption key of sealed results. `*_key` columns hold the key values encrypted under the
+ * master key (sealing/key-material.ts), never the plain values.
+ */
+export interface EncryptionKeysTable {
+  id: string;
+  workspace_id: string;
+  environment_id: string;
+  name: string;
+  description: string | null;
+  status: EncryptionKeyStatus;
+  created_at: number;
+  last_activated_at: number | null;
+  last_deactivated_at: number | null;
+  last_rotated_at: number | null;
+  /** Null until the first rotation. */
+  previous_key: string | null;
+  /** The key results are sealed with. */
+  current_key: string;
+  /** The key the next rotation makes current, known in advance so backends can add it first. */
+  next_key: string;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   environments: EnvironmentsTable;
@@ -146,4 +173,5 @@ export interface Database {
   visitors: VisitorsTable;
   visitor_keys: VisitorKeysTable;
   visitor_deletions: VisitorDeletionsTable;
+  encryption_keys: EncryptionKeysTable;
 }

@@ -9,6 +9,7 @@ import * as serverApi from './003-server-api.js';
 import * as eventIndexes from './004-event-indexes.js';
 import * as coveringVisitorIndex from './005-covering-visitor-index.js';
 import * as managementApi from './006-management-api.js';
+import * as encryptionKeys from './007-encryption-keys.js';
 
 export const migrations: Record<string, Migration> = {
   '001-core': core,
@@ -17,6 +18,7 @@ export const migrations: Record<string, Migration> = {
   '004-event-indexes': eventIndexes,
   '005-covering-visitor-index': coveringVisitorIndex,
   '006-management-api': managementApi,
+  '007-encryption-keys': encryptionKeys,
 };
 
 export const migrationProvider: MigrationProvider = {
