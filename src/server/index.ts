@@ -14,3 +14,5 @@ export type * from './management-api-types.js';
 export type * from '../events/v4-event.js';
 export type * from '../events/v3-event.js';
 export { toV3Event, toV3Visit, toV3WebhookVisit } from '../events/v4-to-v3.js';
+export { isValidWebhookSignature, isValidWebhookSignatureAsync, type WebhookSignatureInput } from './webhook-signature.js';
+export { WEBHOOK_SIGNATURE_HEADER } from '../events/webhook-signature.js';

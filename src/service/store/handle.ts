@@ -6,7 +6,7 @@
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { Engine } from './database.js';
 import type { ReadCaches } from './read-cache.js';
-import type { Database, EventsTable } from './schema.js';
+import type { Database, EventsTable, WebhookDeliveriesTable } from './schema.js';
 
 export const INTERNALS: unique symbol = Symbol('store internals');
 
@@ -26,8 +26,8 @@ export interface StoreState {
   compiled: Map<object, CompiledPrepared>;
   /** SQLite: the shared transaction of concurrent writes (group-commit.ts). */
   commitTogether?: (work: GroupWork) => Promise<void>;
-  /** PostgreSQL: the multi-row event insert of concurrent requests (events.ts). */
-  insertEventRow?: (row: EventsTable) => Promise<void>;
+  /** PostgreSQL: the multi-row event insert (with webhook deliveries) of concurrent requests (events.ts). */
+  insertEventRow?: (write: { row: EventsTable; deliveries: WebhookDeliveriesTable[] }) => Promise<void>;
 }
 
 export interface StoreInternals {
