@@ -5,6 +5,7 @@ import type { ServiceContext } from './context.js';
 import { demoRoutes } from './demo/route.js';
 import { errorHandler } from './http/error-handler.js';
 import { ingestionRoutes } from './ingestion/route.js';
+import { managementApiRoutes } from './management-api/index.js';
 import { serverApiRoutes } from './server-api/index.js';
 
 export async function buildApp(ctx: ServiceContext): Promise<FastifyInstance> {
@@ -29,6 +30,7 @@ export async function buildApp(ctx: ServiceContext): Promise<FastifyInstance> {
   await app.register(ingestionRoutes, { ctx });
   await app.register(cdnRoutes, { ctx });
   await app.register(serverApiRoutes, { ctx });
+  await app.register(managementApiRoutes, { ctx });
   if (ctx.config.demo) await app.register(demoRoutes, { ctx });
   return app;
 }

@@ -2,19 +2,27 @@
  * First start: create a workspace, its default environment, and a public, a secret and a
  * Management API key. Later starts (and other processes on the same database) read the same
  * records back. A unique settings row makes concurrent first starts create exactly one set.
+ *
+ * Secret and management tokens are stored only as hashes: only the start that creates them
+ * can return them. Later starts return the key ids (and the public key, which is kept plain).
  */
 import { randomBytes } from 'node:crypto';
 import { createApiKey, getApiKey } from './store/api-keys.js';
 import type { Store } from './store/index.js';
 import { claimSetting, getOrCreateSetting, getSetting, setSetting } from './store/settings.js';
-import { createEnvironment, createWorkspace, type Region } from './store/workspaces.js';
+import { createEnvironment } from './store/environments.js';
+import { createWorkspace, type Region } from './store/workspaces.js';
 
 export interface Bootstrap {
   workspaceId: string;
   environmentId: string;
   publicKey: string;
-  secretKey: string;
-  managementKey: string;
+  publicKeyId: string;
+  /** The tokens: only from the start that created them (null later: they are stored hashed). */
+  secretKey: string | null;
+  managementKey: string | null;
+  secretKeyId: string;
+  managementKeyId: string;
 }
 
 interface BootstrapRecord {
@@ -34,13 +42,13 @@ export async function ensureBootstrap(
   opts: { region: Region; now: number },
 ): Promise<{ bootstrap: Bootstrap; created: boolean }> {
   const existing = await readBootstrapRecord(store);
-  if (existing) return { bootstrap: await resolveKeys(store, existing), created: false };
+  if (existing) return { bootstrap: await readBack(store, existing), created: false };
 
   const created = await store.transaction(async (trx) => {
     // The row claims the bootstrap: a concurrent starter blocks here, then sees the conflict.
     if (!(await claimSetting(trx, BOOTSTRAP_SETTING, PENDING))) return undefined;
     const workspace = await createWorkspace(trx, { name: 'Default workspace', region: opts.region, now: opts.now });
-    const environment = await createEnvironment(trx, { workspaceId: workspace.id, name: 'Default environment', now: opts.now });
+    const environment = await createEnvironment(trx, { workspaceId: workspace.id, name: 'Default environment', isDefault: true, now: opts.now });
     const common = { workspaceId: workspace.id, now: opts.now };
     const publicKey = await createApiKey(trx, { ...common, environmentId: environment.id, type: 'public', name: 'Default public key' });
     const secretKey = await createApiKey(trx, { ...common, environmentId: null, type: 'secret', name: 'Default secret key' });
@@ -53,13 +61,19 @@ export async function ensureBootstrap(
       managementKeyId: managementKey.id,
     };
     await setSetting(trx, BOOTSTRAP_SETTING, JSON.stringify(record));
-    return record;
+    const bootstrap: Bootstrap = {
+      ...record,
+      publicKey: publicKey.token,
+      secretKey: secretKey.token,
+      managementKey: managementKey.token,
+    };
+    return bootstrap;
   });
-  if (created) return { bootstrap: await resolveKeys(store, created), created: true };
+  if (created) return { bootstrap: created, created: true };
 
   const other = await readBootstrapRecord(store);
   if (!other) throw new Error('bootstrap record missing after a concurrent first start');
-  return { bootstrap: await resolveKeys(store, other), created: false };
+  return { bootstrap: await readBack(store, other), created: false };
 }
 
 /** The installation's secret for signing visitor tokens (created once, shared by all processes). */
@@ -74,17 +88,8 @@ async function readBootstrapRecord(store: Store): Promise<BootstrapRecord | unde
   return JSON.parse(value) as BootstrapRecord;
 }
 
-async function resolveKeys(store: Store, record: BootstrapRecord): Promise<Bootstrap> {
-  const token = async (id: string) => {
-    const key = await getApiKey(store, id);
-    if (!key) throw new Error(`bootstrap API key ${id} no longer exists`);
-    return key.token;
-  };
-  return {
-    workspaceId: record.workspaceId,
-    environmentId: record.environmentId,
-    publicKey: await token(record.publicKeyId),
-    secretKey: await token(record.secretKeyId),
-    managementKey: await token(record.managementKeyId),
-  };
+async function readBack(store: Store, record: BootstrapRecord): Promise<Bootstrap> {
+  const publicKey = await getApiKey(store, record.publicKeyId);
+  if (!publicKey?.token) throw new Error(`bootstrap public API key ${record.publicKeyId} no longer exists`);
+  return { ...record, publicKey: publicKey.token, secretKey: null, managementKey: null };
 }

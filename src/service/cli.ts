@@ -9,10 +9,12 @@ import { ALL_OPTIONS, GENERAL_OPTIONS, KEY_OPTIONS, SERVICE_OPTIONS, serviceConf
 import { resolveConfig, type ResolvedConfig, type ServiceConfig } from './config.js';
 import { createService } from './index.js';
 import { packageVersion } from './package-root.js';
-import { createApiKey, isApiKeyType, listApiKeys, setApiKeyStatus } from './store/api-keys.js';
+import { parsePermissions } from './management-api/permissions.js';
+import { createApiKey, deleteApiKey, findApiKeyByToken, getApiKey, isApiKeyType, listApiKeys, setApiKeyStatus } from './store/api-keys.js';
+import { getEnvironment } from './store/environments.js';
 import { openStore, type Store } from './store/index.js';
 import type { ApiKeysTable } from './store/schema.js';
-import { getEnvironment } from './store/workspaces.js';
+import { getWorkspace, updateWorkspaceSettings } from './store/workspaces.js';
 
 interface Io {
   out(text: string): void;
@@ -59,6 +61,8 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<void> {
         });
       case 'keys':
         return await keysCommand(sub, rest, config, values, io);
+      case 'settings':
+        return await settingsCommand(sub, config, values, io);
       default:
         return fail(io, `unknown command "${command}"\nRun "tessera --help" for the commands and options.`);
     }
@@ -89,11 +93,17 @@ export function helpText(): string {
     '                                workspace, an environment and a public, a secret and a Management API',
     '                                key, and prints them with the URLs',
     '  migrate                       bring the database schema up to date and exit',
-    '  keys list [--type <type>]     list the API keys',
+    '  keys list [--type <type>]     list the API keys (tokens of public keys only: the others are',
+    '                                stored hashed and were shown once, when created)',
     '  keys create --type <type> --name <name> [--environment <id>] [--rate-limit <n>] [--description <text>]',
-    '                                create an API key (public, secret, proxy or management)',
+    '              [--permissions <a,b>]',
+    '                                create an API key (public, secret, proxy or management) and print its token',
     '  keys disable <id|token>       disable an API key (requests with it are refused)',
     '  keys enable <id|token>        enable a disabled API key again',
+    '  keys delete <id|token>        delete an API key',
+    '  settings get                  show the workspace settings',
+    '  settings set [--visitor-deletion-enabled true|false] [--data-retention-days <n>]',
+    '                                change the workspace settings',
     '  help                          show this help',
     '',
     'Service options (start, migrate and keys use the same database options):',
@@ -122,9 +132,10 @@ async function withStore<T>(config: ServiceConfig, fn: (store: Store, resolved: 
   }
 }
 
-/** An API key as the Management API shows it. */
+/** An API key as the Management API shows it (`token`: only when just created, or a public key's). */
 function keyJson(key: ApiKeysTable) {
   return {
+    permissions: key.permissions === null ? null : (JSON.parse(key.permissions) as string[]),
     id: key.id,
     name: key.name,
     type: key.type,
@@ -140,7 +151,7 @@ function keyJson(key: ApiKeysTable) {
 
 function keysTable(keys: ApiKeysTable[]): string {
   const rows = [['ID', 'TYPE', 'STATUS', 'ENVIRONMENT', 'RATE/S', 'NAME', 'TOKEN']].concat(
-    keys.map((k) => [k.id, k.type, k.status, k.environment_id ?? '(workspace)', String(k.rate_limit), k.name, k.token]),
+    keys.map((k) => [k.id, k.type, k.status, k.environment_id ?? '(workspace)', String(k.rate_limit), k.name, k.token ?? '(stored hashed)']),
   );
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n');
@@ -153,7 +164,7 @@ async function keysCommand(sub: string | undefined, rest: string[], config: Serv
     const { bootstrap } = await ensureBootstrap(store, { region: resolved.region, now: resolved.clock() });
     const findKey = async (ref: string | undefined) => {
       if (!ref) throw new Error(`keys ${sub} needs the key's id or token`);
-      const key = (await listApiKeys(store)).find((k) => k.id === ref || k.token === ref);
+      const key = (await getApiKey(store, ref)) ?? (await findApiKeyByToken(store, ref));
       if (!key) throw new Error(`no API key with id or token "${ref}"`);
       return key;
     };
@@ -181,6 +192,10 @@ async function keysCommand(sub: string | undefined, rest: string[], config: Serv
           if (!(await getEnvironment(store, environmentId))) throw new Error(`no environment "${environmentId}"`);
         }
         const rateLimit = str('rate-limit');
+        const permissionList = str('permissions');
+        if (permissionList !== undefined && type !== 'management') throw new Error('--permissions applies to management keys only');
+        const permissions = permissionList === undefined ? null : parsePermissions(String(permissionList).split(','));
+        if (permissions instanceof Error) throw permissions;
         const key = await createApiKey(store, {
           workspaceId: bootstrap.workspaceId,
           environmentId,
@@ -188,22 +203,66 @@ async function keysCommand(sub: string | undefined, rest: string[], config: Serv
           name,
           description: description === undefined ? null : String(description),
           ...(rateLimit !== undefined ? { rateLimit: Number(rateLimit) } : {}),
+          permissions,
           now: resolved.clock(),
         });
-        io.out(values.json ? JSON.stringify({ data: keyJson(key) }, null, 2) : keysTable([key]));
+        io.out(
+          values.json
+            ? JSON.stringify({ data: { ...keyJson(key), token: key.token } }, null, 2)
+            : `${keysTable([key])}\n\nThe token is shown this once${key.type === 'public' ? '' : ' (it is stored hashed)'}.`,
+        );
         return;
       }
       case 'disable':
       case 'enable': {
         const key = await findKey(rest[0]);
         await setApiKeyStatus(store, key.id, sub === 'disable' ? 'disabled' : 'enabled', resolved.clock());
-        const updated = (await listApiKeys(store)).find((k) => k.id === key.id)!;
+        const updated = (await getApiKey(store, key.id))!;
         io.out(values.json ? JSON.stringify({ data: keyJson(updated) }, null, 2) : `${updated.id} is now ${updated.status}`);
         return;
       }
+      case 'delete': {
+        const key = await findKey(rest[0]);
+        await deleteApiKey(store, key.id);
+        io.out(values.json ? JSON.stringify({ deleted: key.id }) : `${key.id} is deleted`);
+        return;
+      }
       default:
-        throw new Error(sub ? `unknown keys command "${sub}" (list, create, disable, enable)` : 'keys needs a command: list, create, disable or enable');
+        throw new Error(
+          sub ? `unknown keys command "${sub}" (list, create, disable, enable, delete)` : 'keys needs a command: list, create, disable, enable or delete',
+        );
     }
+  });
+}
+
+async function settingsCommand(sub: string | undefined, config: ServiceConfig, values: Values, io: Io): Promise<void> {
+  const option = (flag: string) => optionValue(KEY_OPTIONS.find((o) => o.flag === flag)!, values, {});
+  await withStore(config, async (store, resolved) => {
+    await store.migrate();
+    const { bootstrap } = await ensureBootstrap(store, { region: resolved.region, now: resolved.clock() });
+    if (sub === 'set') {
+      const deletion = option('visitor-deletion-enabled');
+      const days = option('data-retention-days');
+      if (deletion === undefined && days === undefined) throw new Error('settings set needs --visitor-deletion-enabled or --data-retention-days');
+      if (deletion !== undefined && deletion !== 'true' && deletion !== 'false') throw new Error('--visitor-deletion-enabled must be true or false');
+      if (days !== undefined && !(Number(days) >= 1 && Number(days) <= 3650)) throw new Error('--data-retention-days must be 1 to 3650');
+      await updateWorkspaceSettings(store, bootstrap.workspaceId, {
+        ...(deletion !== undefined ? { deletionEnabled: deletion === 'true' } : {}),
+        ...(days !== undefined ? { retentionDays: Number(days) } : {}),
+      });
+    } else if (sub !== 'get') {
+      throw new Error(sub ? `unknown settings command "${sub}" (get, set)` : 'settings needs a command: get or set');
+    }
+    const workspace = (await getWorkspace(store, bootstrap.workspaceId))!;
+    const settings = { visitor_deletion_enabled: workspace.deletion_enabled === 1, data_retention_days: workspace.data_retention_days };
+    io.out(
+      values.json
+        ? JSON.stringify({ data: settings }, null, 2)
+        : [
+            `visitor_deletion_enabled  ${settings.visitor_deletion_enabled}`,
+            `data_retention_days       ${settings.data_retention_days ?? `(the service's --retention-days, ${resolved.retentionDays})`}`,
+          ].join('\n'),
+    );
   });
 }
 
@@ -263,7 +322,7 @@ async function start(config: ServiceConfig, values: Values, io: Io): Promise<voi
         urls,
         ...(service.firstStart
           ? { keys: { public: bootstrap.publicKey, secret: bootstrap.secretKey, management: bootstrap.managementKey } }
-          : {}),
+          : { key_ids: { public: bootstrap.publicKeyId, secret: bootstrap.secretKeyId, management: bootstrap.managementKeyId } }),
       }),
     );
   } else {
@@ -279,14 +338,19 @@ async function start(config: ServiceConfig, values: Values, io: Io): Promise<voi
     ];
     if (service.firstStart) {
       lines.push(
-        'First start: created a workspace, an environment and these API keys (shown once; "tessera keys list" shows them again):',
+        'First start: created a workspace, an environment and these API keys. The secret and Management API',
+        'keys are shown this once (they are stored hashed): keep them. "tessera keys create" makes new ones.',
         `  Public key            ${bootstrap.publicKey}`,
         `  Secret key            ${bootstrap.secretKey}`,
         `  Management API key    ${bootstrap.managementKey}`,
         '',
       );
     } else {
-      lines.push('Using the existing data ("tessera keys list" shows the API keys).', '');
+      lines.push(
+        `Using the existing data: public key ${bootstrap.publicKey}, secret key ${bootstrap.secretKeyId}, Management API key ${bootstrap.managementKeyId}`,
+        '(ids: tokens other than public ones are stored hashed; "tessera keys list" lists the keys).',
+        '',
+      );
     }
     io.out(lines.join('\n'));
   }

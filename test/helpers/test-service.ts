@@ -116,6 +116,8 @@ export async function startTestService(
   }
   const url = await service.listen();
   const { publicKey, secretKey, managementKey, workspaceId, environmentId } = service.bootstrap;
+  // A fresh database: this start created the keys, so it knows the (hashed at rest) tokens.
+  if (secretKey === null || managementKey === null) throw new Error('the test service did not create its keys');
   return {
     url,
     service,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { V4Event } from '../../src/events/v4-event.js';
-import { createEnvironment } from '../../src/service/store/workspaces.js';
+import { createEnvironment } from '../../src/service/store/environments.js';
 import { ENGINES, startTestService, type TestService } from '../helpers/test-service.js';
 import { call, DAY, liftRateLimit, makeEvent, manualClock, newestFirst, seed, T0 } from './fixtures.js';
 

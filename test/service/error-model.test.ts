@@ -150,8 +150,9 @@ describe('error plugin on a small app', () => {
     const app = await smallApp();
     const res = await app.inject({ method: 'POST', url: '/m' });
     expect(res.statusCode).toBe(400);
+    // The Management API names Fastify's and the common 400 `invalid_request`.
     expect(res.json()).toEqual({
-      error: { code: 'request_cannot_be_parsed', message: 'invalid name', violations: [{ property: 'name', message: 'must have at least 3 characters' }] },
+      error: { code: 'invalid_request', message: 'invalid name', violations: [{ property: 'name', message: 'must have at least 3 characters' }] },
     });
     // The agent's protocol shape has no violations.
     expect((await app.inject({ method: 'POST', url: '/a' })).json()).toEqual({

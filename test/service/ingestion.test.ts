@@ -175,7 +175,7 @@ describe.each(ENGINES)('ingestion (%s)', (engine) => {
     // A separate environment keeps these rules away from the other tests.
     const env = await kyselyOf(t.service.ctx.store)
       .insertInto('environments')
-      .values({ id: `ae_rules${engine}`, workspace_id: t.workspaceId, name: 'rules', created_at: now() })
+      .values({ id: `ae_rules${engine}`, workspace_id: t.workspaceId, name: 'rules', is_default: 0, created_at: now() })
       .returning('id')
       .executeTakeFirstOrThrow();
     const key = await createApiKey(db(), { workspaceId: t.workspaceId, environmentId: env.id, type: 'public', name: 'rules key', now: now() });

@@ -39,6 +39,9 @@ export const KEY_OPTIONS: OptionSpec[] = [
   { flag: 'description', kind: 'string', help: 'keys create: an optional description' },
   { flag: 'environment', kind: 'string', help: 'keys create: environment ID (default: the default environment for public keys)' },
   { flag: 'rate-limit', kind: 'integer', help: 'keys create: requests per second (default: by type)' },
+  { flag: 'permissions', kind: 'string', help: 'keys create --type management: comma-separated permissions (default: all)' },
+  { flag: 'visitor-deletion-enabled', kind: 'string', help: 'settings set: true or false: allow visitor deletion through the Server API' },
+  { flag: 'data-retention-days', kind: 'integer', help: "settings set: keep events this many days (overrides --retention-days)" },
 ];
 
 export const GENERAL_OPTIONS: OptionSpec[] = [

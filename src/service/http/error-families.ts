@@ -6,7 +6,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { PROTOCOL_VERSION, type IdentifyErrorResponse } from '../../protocol/index.js';
-import { ValidationError, type ApiError } from './errors.js';
+import { COMMON_ERRORS, ValidationError, type ApiError } from './errors.js';
 
 interface Family {
   body(error: ApiError): unknown;
@@ -32,7 +32,8 @@ const FAMILIES = {
     body: (e): IdentifyErrorResponse => ({ v: PROTOCOL_VERSION, error: { code: e.kind.code, message: e.message } }),
     retryAfter: true,
   },
-  management: { body: (e) => errorObject(e, e.kind.code), retryAfter: true },
+  /** The Management API; Fastify's own 400s (unparseable JSON, ...) answer its `invalid_request`. */
+  management: { body: (e) => errorObject(e, e.kind.code === COMMON_ERRORS.badRequest.code ? 'invalid_request' : e.kind.code), retryAfter: true },
   /** Everything outside the APIs: the CDN route, the demo, unknown URLs. */
   generic: { body: (e) => errorObject(e, e.kind.code), retryAfter: true },
 } as const satisfies Record<string, Family>;
@@ -50,6 +51,7 @@ const PREFIXES: { family: ErrorFamily; matches(method: string, path: string): bo
   { family: 'v4', matches: (_method, path) => path.startsWith('/v4/') },
   { family: 'v3', matches: (_method, path) => /^\/(visitors|events)(\/|$)/.test(path) },
   { family: 'agent', matches: (method, path) => method === 'POST' && path === '/' },
+  { family: 'management', matches: (_method, path) => /^\/(environments|api-keys|filtering-rules|workspace)(\/|$)/.test(path) },
 ];
 
 export function familyOf(request: FastifyRequest): Family {

@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import pg from 'pg';
+import { postgresChangeFeed, sqliteChangeFeed, type ChangeFeed } from './change-feed.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
 import { BACKSTOP_CHECKPOINT_PAGES, startWalCheckpointer } from './wal-checkpointer.js';
@@ -18,6 +19,8 @@ export interface OpenedDatabase {
   engine: Engine;
   /** Where the data lives, for people: the SQLite file or the PostgreSQL URL without password. */
   location: string;
+  /** What other processes change (change-feed.ts); closed by the caller after `db`. */
+  changes: ChangeFeed;
 }
 
 export const SQLITE_FILE_NAME = 'tessera.sqlite';
@@ -53,6 +56,7 @@ export function openDatabase(opts: { dataDir: string; databaseUrl?: string; pool
       db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
       engine: 'postgres',
       location: redactUrl(opts.databaseUrl),
+      changes: postgresChangeFeed(opts.databaseUrl),
     };
   }
   const dir = resolve(opts.dataDir);
@@ -91,6 +95,7 @@ export function openDatabase(opts: { dataDir: string; databaseUrl?: string; pool
     }),
     engine: 'sqlite',
     location: file,
+    changes: sqliteChangeFeed(sqlite),
   };
 }
 

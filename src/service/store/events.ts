@@ -238,15 +238,21 @@ export async function scanVisitorEvents(
 const PURGE_BATCH = 5000;
 
 /**
- * Deletes events with a timestamp before `cutoff`; returns how many. Workspace by workspace,
+ * Deletes events with a timestamp before `cutoff` (or the workspace's, given its retention
+ * override); returns how many. Workspace by workspace,
  * so each batch is a range of the (workspace, time) index (events have no index on time
  * alone: one index fewer to update on every insert).
  */
-export async function purgeEventsBefore(store: Store, cutoff: number): Promise<number> {
+export async function purgeEventsBefore(
+  store: Store,
+  cutoffOf: number | ((workspace: { data_retention_days: number | null }) => number),
+): Promise<number> {
   const { db } = internalsOf(store);
-  const workspaces = await db.selectFrom('workspaces').select('id').execute();
+  const workspaces = await db.selectFrom('workspaces').select(['id', 'data_retention_days']).execute();
   let total = 0;
-  for (const { id } of workspaces) {
+  for (const workspace of workspaces) {
+    const id = workspace.id;
+    const cutoff = typeof cutoffOf === 'number' ? cutoffOf : cutoffOf(workspace);
     for (;;) {
       const batch = db
         .selectFrom('events')

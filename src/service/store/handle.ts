@@ -4,6 +4,7 @@
  * (which opens stores) so that store files can import it without an import cycle.
  */
 import type { CompiledQuery, Kysely } from 'kysely';
+import { announceChange, type ChangeFeed } from './change-feed.js';
 import type { Engine } from './database.js';
 import type { ReadCaches } from './read-cache.js';
 import type { Database, EventsTable, WebhookDeliveriesTable } from './schema.js';
@@ -22,6 +23,8 @@ export interface CompiledPrepared {
 /** What one store instance keeps between statements; shared by the store and its transactions. */
 export interface StoreState {
   readCaches: ReadCaches;
+  /** Changes made by other processes (change-feed.ts). */
+  changes: ChangeFeed;
   /** Compiled hot statements, per statement definition. */
   compiled: Map<object, CompiledPrepared>;
   /** SQLite: the shared transaction of concurrent writes (group-commit.ts). */
@@ -51,6 +54,21 @@ export interface Store {
 /** For store/ files only: the Kysely instance (or transaction) and the instance state behind a store. */
 export function internalsOf(store: Store): StoreInternals {
   return store[INTERNALS];
+}
+
+/**
+ * Runs a write to a cached table (keys, environments, rules, workspaces) in one transaction
+ * that also announces it to the other processes, then forgets this store's cached reads (after
+ * the commit: a read between an earlier invalidation and the commit could cache the old rows).
+ */
+export async function writeShared<T>(store: Store, work: (trx: Store) => Promise<T>): Promise<T> {
+  const result = await store.transaction(async (trx) => {
+    const value = await work(trx);
+    await announceChange(internalsOf(trx).db, trx.engine);
+    return value;
+  });
+  internalsOf(store).state.readCaches.invalidate();
+  return result;
 }
 
 /** The Kysely instance behind a store, for tests that assert on rows directly. */

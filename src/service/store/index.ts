@@ -20,8 +20,10 @@ export type { Engine } from './database.js';
 export { kyselyOf, type Store } from './handle.js';
 
 export function openStore(opts: { dataDir: string; databaseUrl?: string; poolSize?: number }): Store {
-  const { db, engine, location } = openDatabase(opts);
-  return storeView(db, engine, location, { readCaches: createReadCaches(), compiled: new Map() });
+  const { db, engine, location, changes } = openDatabase(opts);
+  const readCaches = createReadCaches({ changedElsewhere: changes.changedElsewhere });
+  changes.onChange(() => readCaches.invalidate());
+  return storeView(db, engine, location, { readCaches, compiled: new Map(), changes });
 }
 
 /** The store over `db` (the instance or one of its transactions), sharing `state`. */
@@ -32,7 +34,10 @@ function storeView(db: Kysely<Database>, engine: Engine, location: string, state
     transaction: (work) =>
       db.isTransaction ? work(store) : db.transaction().execute((trx) => work(storeView(trx, engine, location, state))),
     migrate: () => migrateToLatest(db),
-    destroy: () => db.destroy(),
+    destroy: async () => {
+      await state.changes.close();
+      await db.destroy();
+    },
     [INTERNALS]: { db, state },
   };
   return store;

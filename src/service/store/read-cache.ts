@@ -4,9 +4,10 @@
  * second it turns one query per request into one per second. One per store instance.
  *
  * Freshness: a change made through this store's functions invalidates the cache at once; a
- * change made by another process or store (the CLI, another service sharing PostgreSQL) is
- * seen after at most READ_CACHE_TTL_MS. The TTL runs on real time (not the injectable service
- * clock), because it bounds how long a change takes to propagate, not anything about events.
+ * change made by another process or store (the CLI, another service sharing the database) is
+ * seen through the change feed (change-feed.ts): `changedElsewhere` is asked before every read
+ * and the feed's notifications call `invalidate`. READ_CACHE_TTL_MS remains as a backstop. It
+ * runs on real time (not the injectable service clock): it bounds propagation, not events.
  */
 
 export const READ_CACHE_TTL_MS = 1000;
@@ -27,7 +28,7 @@ export interface ReadCaches {
   invalidate(): void;
 }
 
-export function createReadCaches(): ReadCaches {
+export function createReadCaches(opts: { changedElsewhere?: () => boolean } = {}): ReadCaches {
   let generation = 0;
   const caches = new Map<string, Map<string, Entry>>();
 
@@ -41,6 +42,7 @@ export function createReadCaches(): ReadCaches {
         entries = new Map();
         caches.set(name, entries);
       }
+      if (opts.changedElsewhere?.()) generation++;
       const now = performance.now();
       const hit = entries.get(key);
       if (hit && hit.generation === generation && hit.expiresAt > now) return hit.value as T;

@@ -10,13 +10,19 @@ export interface WorkspacesTable {
   region: 'us' | 'eu' | 'ap';
   deletion_enabled: number;
   created_at: number;
+  /** Overrides the service's retention for this workspace; null = the service's. */
+  data_retention_days: number | null;
 }
 
 export interface EnvironmentsTable {
   id: string;
   workspace_id: string;
   name: string;
+  description: string | null;
+  /** 1 for the workspace's default environment (created by the first start), which cannot be deleted. */
+  is_default: number;
   created_at: number;
+  updated_at: number | null;
 }
 
 export type ApiKeyType = 'public' | 'secret' | 'proxy' | 'management';
@@ -29,10 +35,15 @@ export interface ApiKeysTable {
   type: ApiKeyType;
   name: string;
   description: string | null;
-  token: string;
+  /** The plain token of a public key (public anyway: it is in CDN URLs); null for every other type. */
+  token: string | null;
+  /** Hex SHA-256 of the token (token-hash.ts): how every key is found. */
+  token_hash: string;
   status: ApiKeyStatus;
   /** Requests per second. */
   rate_limit: number;
+  /** Management keys: JSON array of permission names; null = every permission. */
+  permissions: string | null;
   created_at: number;
   disabled_at: number | null;
 }

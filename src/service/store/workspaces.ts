@@ -1,7 +1,7 @@
 /** Workspaces and their environments. */
 import { newId } from './ids.js';
-import { internalsOf, type Store } from './handle.js';
-import type { EnvironmentsTable, WorkspacesTable } from './schema.js';
+import { internalsOf, writeShared, type Store } from './handle.js';
+import type { WorkspacesTable } from './schema.js';
 
 export type Region = WorkspacesTable['region'];
 export const REGIONS: readonly Region[] = ['us', 'eu', 'ap'];
@@ -14,7 +14,7 @@ export async function createWorkspace(
   store: Store,
   opts: { name: string; region: Region; now: number },
 ): Promise<WorkspacesTable> {
-  const row: WorkspacesTable = { id: newId('ws'), name: opts.name, region: opts.region, deletion_enabled: 0, created_at: opts.now };
+  const row: WorkspacesTable = { id: newId('ws'), name: opts.name, region: opts.region, deletion_enabled: 0, created_at: opts.now, data_retention_days: null };
   await internalsOf(store).db.insertInto('workspaces').values(row).execute();
   return row;
 }
@@ -34,19 +34,23 @@ export async function setWorkspaceDeletionEnabled(store: Store, id: string, enab
   await internalsOf(store).db.updateTable('workspaces').set({ deletion_enabled: enabled ? 1 : 0 }).where('id', '=', id).execute();
 }
 
-export async function createEnvironment(
-  store: Store,
-  opts: { workspaceId: string; name: string; now: number },
-): Promise<EnvironmentsTable> {
-  const row: EnvironmentsTable = { id: newId('ae'), workspace_id: opts.workspaceId, name: opts.name, created_at: opts.now };
-  await internalsOf(store).db.insertInto('environments').values(row).execute();
-  return row;
+export interface WorkspaceSettings {
+  deletionEnabled: boolean;
+  /** null = the service's --retention-days. */
+  retentionDays: number | null;
 }
 
-export async function listEnvironments(store: Store, workspaceId: string): Promise<EnvironmentsTable[]> {
-  return internalsOf(store).db.selectFrom('environments').selectAll().where('workspace_id', '=', workspaceId).orderBy('created_at').execute();
+export async function updateWorkspaceSettings(store: Store, id: string, change: Partial<WorkspaceSettings>): Promise<void> {
+  if (change.deletionEnabled === undefined && change.retentionDays === undefined) return; // nothing to set
+  await writeShared(store, (trx) =>
+    internalsOf(trx)
+      .db.updateTable('workspaces')
+      .set({
+        ...(change.deletionEnabled !== undefined ? { deletion_enabled: change.deletionEnabled ? 1 : 0 } : {}),
+        ...(change.retentionDays !== undefined ? { data_retention_days: change.retentionDays } : {}),
+      })
+      .where('id', '=', id)
+      .execute(),
+  );
 }
 
-export async function getEnvironment(store: Store, id: string): Promise<EnvironmentsTable | undefined> {
-  return internalsOf(store).db.selectFrom('environments').selectAll().where('id', '=', id).executeTakeFirst();
-}

@@ -8,6 +8,7 @@ import * as identification from './002-identification.js';
 import * as serverApi from './003-server-api.js';
 import * as eventIndexes from './004-event-indexes.js';
 import * as coveringVisitorIndex from './005-covering-visitor-index.js';
+import * as managementApi from './006-management-api.js';
 import * as webhooks from './008-webhooks.js';
 
 export const migrations: Record<string, Migration> = {
@@ -16,6 +17,7 @@ export const migrations: Record<string, Migration> = {
   '003-server-api': serverApi,
   '004-event-indexes': eventIndexes,
   '005-covering-visitor-index': coveringVisitorIndex,
+  '006-management-api': managementApi,
   '008-webhooks': webhooks,
 };
 
