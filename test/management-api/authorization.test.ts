@@ -22,6 +22,14 @@ const ROUTES: [method: string, path: string, permission: string][] = [
   ['DELETE', '/filtering-rules/tr_x', 'filtering_rules:write'],
   ['GET', '/workspace/settings', 'settings:read'],
   ['PATCH', '/workspace/settings', 'settings:write'],
+  ['GET', '/webhooks', 'webhooks:read'],
+  ['POST', '/webhooks', 'webhooks:write'],
+  ['GET', '/webhooks/wh_x', 'webhooks:read'],
+  ['PATCH', '/webhooks/wh_x', 'webhooks:write'],
+  ['DELETE', '/webhooks/wh_x', 'webhooks:write'],
+  ['POST', '/webhooks/wh_x/verification', 'webhooks:write'],
+  ['GET', '/webhooks/wh_x/attempts', 'webhooks:read'],
+  ['POST', '/webhooks/wh_x/deliveries/whd_x/resend', 'webhooks:write'],
 ];
 
 describe('Management API authorization matrix', () => {

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { ServiceConfig } from '../../src/service/index.js';
 
 const SCRIPT = fileURLToPath(new URL('./service-process.ts', import.meta.url));
-const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface ChildService {
   url: string;
@@ -17,7 +17,9 @@ export interface ChildService {
 }
 
 export async function startChildService(config: ServiceConfig): Promise<ChildService> {
-  const child = spawn(TSX, [SCRIPT, JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Node itself with tsx's loader, not the tsx CLI: the CLI runs the script in a child process
+  // of its own, which a SIGKILL of the CLI would leave running.
+  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, JSON.stringify(config)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {

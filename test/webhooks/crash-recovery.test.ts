@@ -35,10 +35,12 @@ afterAll(async () => {
 it('a delivery in flight when the process is killed is delivered after a restart', async () => {
   const { bootstrap } = await ensureBootstrap(store, { region: 'us', now: Date.now() });
   const webhook = await createVerifiedWebhook(store, { workspaceId: bootstrap.workspaceId, environmentId: bootstrap.environmentId, url: receiver.url });
-  // 1st request: 503; 2nd: never answered (the process dies waiting); later: 200.
+  // 1st request: 503; 2nd: never answered, the sending process is killed as it arrives (so
+  // it can neither time out nor settle it, however slow the machine); later: 200.
   receiver.answer = (_req, res, index) => {
     if (index === 0) res.writeHead(503).end();
-    else if (index > 1) res.writeHead(200).end();
+    else if (index === 1) child!.process.kill('SIGKILL');
+    else res.writeHead(200).end();
   };
   const config = {
     dataDir: database.config.dataDir,
@@ -52,7 +54,7 @@ it('a delivery in flight when the process is killed is delivered after a restart
   const identified = await postIdentify(child.url, identifyRequest(bootstrap.publicKey));
   expect(identified.status).toBe(200);
   await waitFor(() => receiver.requests.length === 2);
-  await child.kill();
+  await child.kill(); // waits for the exit
 
   const [pending] = await listDeliveries(store, webhook.id);
   expect(pending).toMatchObject({ status: 'pending', attempts: 1, event_id: identified.json.event_id });

@@ -106,7 +106,7 @@ describe('webhook delivery', () => {
       const rows = await listDeliveries(t.service.ctx.store, webhook.id);
       return rows[0]?.status === 'delivered' && rows;
     });
-    expect(await resendDelivery(t.service.ctx.store, webhook.id, delivery!.id, Date.now())).toBe(true);
+    expect(await resendDelivery(t.service.ctx.store, webhook.id, delivery!.id, Date.now())).toMatchObject({ status: 'pending' });
     await waitFor(() => receiver.requests.length === 2);
     expect(receiver.requests[1]!.body).toBe(receiver.requests[0]!.body);
   });

@@ -11,6 +11,7 @@ import { authorize, type ManagementCaller } from './auth.js';
 import { environmentRoutes } from './environments.js';
 import { filteringRuleRoutes } from './filtering-rules.js';
 import type { Permission } from './permissions.js';
+import { webhookRoutes } from './webhooks.js';
 import { workspaceSettingsRoutes } from './workspace-settings.js';
 
 declare module 'fastify' {
@@ -45,4 +46,5 @@ export async function managementApiRoutes(app: FastifyInstance, { ctx }: { ctx: 
   apiKeyRoutes(app, ctx);
   filteringRuleRoutes(app, ctx);
   workspaceSettingsRoutes(app, ctx);
+  webhookRoutes(app, ctx);
 }

@@ -9,6 +9,8 @@ export const PERMISSIONS = [
   'filtering_rules:write',
   'settings:read',
   'settings:write',
+  'webhooks:read',
+  'webhooks:write',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

@@ -148,7 +148,7 @@ export async function listDeliveries(store: Store, webhookId: string, limit = 10
 export async function listAttempts(
   store: Store,
   webhookId: string,
-  limit = 100,
+  window: { offset: number; limit: number } = { offset: 0, limit: 100 },
 ): Promise<(WebhookAttemptsTable & { event_id: string })[]> {
   return internalsOf(store)
     .db.selectFrom('webhook_attempts')
@@ -158,15 +158,21 @@ export async function listAttempts(
     .where('webhook_attempts.webhook_id', '=', webhookId)
     .orderBy('webhook_attempts.attempted_at', 'desc')
     .orderBy('webhook_attempts.id', 'desc')
-    .limit(limit)
+    .limit(window.limit)
+    .offset(window.offset)
     .execute();
 }
 
 /**
  * Queues a delivery of `webhookId` again, due now with a fresh 24 h window, whatever its state
- * (a delivered one is sent once more). Returns false when the delivery does not exist.
+ * (a delivered one is sent once more). Returns it, or undefined when it does not exist.
  */
-export async function resendDelivery(store: Store, webhookId: string, deliveryId: string, now: number): Promise<boolean> {
+export async function resendDelivery(
+  store: Store,
+  webhookId: string,
+  deliveryId: string,
+  now: number,
+): Promise<WebhookDeliveriesTable | undefined> {
   const result = await internalsOf(store)
     .db.updateTable('webhook_deliveries')
     // The lease is dropped too, so a send in flight cannot settle the resent delivery.
@@ -174,5 +180,5 @@ export async function resendDelivery(store: Store, webhookId: string, deliveryId
     .where('id', '=', deliveryId)
     .where('webhook_id', '=', webhookId)
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  return Number(result.numUpdatedRows) > 0 ? getDelivery(store, deliveryId) : undefined;
 }

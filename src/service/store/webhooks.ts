@@ -50,15 +50,17 @@ export async function getWebhook(store: Store, workspaceId: string, id: string):
     .executeTakeFirst();
 }
 
-/** The webhooks of a workspace, oldest first. */
-export async function listWebhooks(store: Store, workspaceId: string): Promise<WebhooksTable[]> {
-  return internalsOf(store)
-    .db.selectFrom('webhooks')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
+/** One page of a workspace's webhooks, oldest first, optionally filtered. */
+export async function listWebhooksPage(
+  store: Store,
+  workspaceId: string,
+  filter: { status?: WebhooksTable['status']; environmentId?: string },
+  window: { offset: number; limit: number },
+): Promise<WebhooksTable[]> {
+  let q = internalsOf(store).db.selectFrom('webhooks').selectAll().where('workspace_id', '=', workspaceId);
+  if (filter.status) q = q.where('status', '=', filter.status);
+  if (filter.environmentId) q = q.where('environment_id', '=', filter.environmentId);
+  return q.orderBy('created_at').orderBy('id').limit(window.limit).offset(window.offset).execute();
 }
 
 export interface WebhookChanges {
