@@ -22,12 +22,12 @@ export async function startChildService(config: ServiceConfig): Promise<ChildSer
   const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, JSON.stringify(config)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       const match = /READY (\S+)/.exec(output);
       if (match) resolve(match[1]!);
     });
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.on('exit', (code) => reject(new Error(`service process exited (${code}) before listening: ${output}`)));
   });
   const end = async (signal: NodeJS.Signals) => {

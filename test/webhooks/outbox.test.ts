@@ -30,7 +30,7 @@ describe.each(ENGINES)('webhook outbox (%s)', (engine) => {
 
   function event(): V4Event {
     const now = Date.now();
-    return { event_id: newEventId(now), timestamp: now, environment_id: bootstrap.environmentId } as V4Event;
+    return { event_id: newEventId(now), timestamp: now, environment_id: bootstrap.environmentId };
   }
 
   it('stores events and deliveries together, or neither', async () => {

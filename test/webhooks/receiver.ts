@@ -48,7 +48,7 @@ export async function startReceiver(answer: Answer = ok): Promise<Receiver> {
   const cert = makeCertificate();
   const requests: ReceivedRequest[] = [];
   const open = new Set<ServerResponse>();
-  const receiver: Receiver = { url: '', port: 0, caFile: cert.caFile, requests, answer, close: async () => undefined };
+  const receiver: Receiver = { url: '', port: 0, caFile: cert.caFile, requests, answer, close: () => Promise.resolve() };
   const server: Server = createServer({ key: cert.key, cert: cert.cert }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
