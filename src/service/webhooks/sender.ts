@@ -7,8 +7,9 @@
  * reach an unchecked target). At most RESPONSE_LIMIT bytes of the answer are read.
  */
 import { lookup } from 'node:dns/promises';
-import { request } from 'node:https';
+import { request, type RequestOptions } from 'node:https';
 import { isIP } from 'node:net';
+import { createSecureContext, type SecureContext } from 'node:tls';
 import { refusedAddressReason } from './address-policy.js';
 
 /** The receiver must answer within this time (contract: 2xx within 3 s). */
@@ -39,6 +40,9 @@ class Refused extends Error {}
 
 export function createSender(opts: SenderOptions): Sender {
   const timeoutMs = opts.timeoutMs ?? SEND_TIMEOUT_MS;
+  // Built once: a `ca` list given per request is parsed again for every connection (~150 root
+  // certificates), which under load costs more than the 3 s the receiver is given.
+  const secureContext = opts.ca ? createSecureContext({ ca: opts.ca }) : undefined;
 
   /** The address to connect to, after checking every address the host resolves to. */
   async function resolveTarget(hostname: string): Promise<{ address: string; family: number }> {
@@ -62,7 +66,9 @@ export function createSender(opts: SenderOptions): Sender {
       error,
     });
     const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(), timeoutMs);
+    // Aborted from setImmediate, after this loop turn's I/O: an answer that arrived while this
+    // process was busy (its event loop blocked) is read, not mistaken for a receiver timeout.
+    const timer = setTimeout(() => setImmediate(() => abort.abort()), timeoutMs);
     try {
       const target = new URL(url);
       if (target.protocol !== 'https:') return result(null, 'target refused: webhook URLs must use https');
@@ -73,30 +79,35 @@ export function createSender(opts: SenderOptions): Sender {
       // Only the race below observes it; a later timeout must not become an unhandled rejection.
       timedOut.catch(() => undefined);
       const { address, family } = await Promise.race([resolveTarget(hostname), timedOut]);
+      let status: number | undefined;
       return await new Promise<SendResult>((resolve) => {
+        // `secureContext` is honoured by tls.connect; @types/node's https options omit it.
+        const options: RequestOptions & { secureContext?: SecureContext } = {
+          host: address,
+          family,
+          port: target.port || 443,
+          path: `${target.pathname}${target.search}`,
+          method: 'POST',
+          // SNI and certificate checks use the URL's host name; an IP literal is checked as an IP.
+          servername: isIP(hostname) ? undefined : hostname,
+          headers: { ...headers, Host: target.host, 'Content-Length': String(Buffer.byteLength(body)) },
+          secureContext,
+          agent: false,
+          signal: abort.signal,
+        };
         const req = request(
-          {
-            host: address,
-            family,
-            port: target.port || 443,
-            path: `${target.pathname}${target.search}`,
-            method: 'POST',
-            // SNI and certificate checks use the URL's host name; an IP literal is checked as an IP.
-            servername: isIP(hostname) ? undefined : hostname,
-            headers: { ...headers, Host: target.host, 'Content-Length': String(Buffer.byteLength(body)) },
-            ca: opts.ca,
-            agent: false,
-            signal: abort.signal,
-          },
+          options,
           (res) => {
-            const status = res.statusCode ?? 0;
+            // The status line is the receiver's answer: a timeout while reading the body does not change it.
+            status = res.statusCode ?? 0;
             const chunks: Buffer[] = [];
             let size = 0;
             const finish = () => {
+              const code = status ?? 0;
               const text = Buffer.concat(chunks).toString('utf8').slice(0, ERROR_SNIPPET).trim();
-              if (status >= 200 && status < 300) return resolve(result(status, null));
-              const why = status >= 300 && status < 400 ? 'redirects are not followed' : text;
-              resolve(result(status, `HTTP ${status}${why ? `: ${why}` : ''}`));
+              if (code >= 200 && code < 300) return resolve(result(code, null));
+              const why = code >= 300 && code < 400 ? 'redirects are not followed' : text;
+              resolve(result(code, `HTTP ${code}${why ? `: ${why}` : ''}`));
             };
             res.on('data', (chunk: Buffer) => {
               if (size >= RESPONSE_LIMIT) return;
@@ -110,7 +121,10 @@ export function createSender(opts: SenderOptions): Sender {
             res.on('error', () => undefined);
           },
         );
-        req.on('error', (err) => resolve(result(null, abort.signal.aborted ? `no answer within ${timeoutMs} ms` : err.message)));
+        req.on('error', (err) => {
+          // After the status line, the response's own close settles the result.
+          if (status === undefined) resolve(result(null, abort.signal.aborted ? `no answer within ${timeoutMs} ms` : err.message));
+        });
         req.end(body);
       });
     } catch (err) {
