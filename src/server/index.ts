@@ -22,3 +22,5 @@ export {
   type UnsealFailure,
   type UnsealFailureReason,
 } from './unseal.js';
+export { isValidWebhookSignature, isValidWebhookSignatureAsync, type WebhookSignatureInput } from './webhook-signature.js';
+export { WEBHOOK_SIGNATURE_HEADER } from '../events/webhook-signature.js';

@@ -1,6 +1,6 @@
 /**
  * Typed client of the Management API (`Authorization: Bearer <management key>` and
- * `X-API-Version`): environments, API keys, filtering rules and workspace settings. Errors are
+ * `X-API-Version`): environments, API keys, filtering rules, workspace settings and webhooks. Errors are
  * `ManagementApiError`s; lists return a `Page` and have an `iterate...` twin over every page.
  */
 import { HttpTransport, type ClientOptions, type Query } from './http.js';
@@ -26,6 +26,14 @@ import type {
   ListQuery,
   ListResponse,
   Page,
+  CreatedWebhook,
+  Webhook,
+  WebhookAttempt,
+  WebhookCreate,
+  WebhookDelivery,
+  WebhookListFilter,
+  WebhookUpdate,
+  WebhookVerification,
   WorkspaceSettings,
   WorkspaceSettingsUpdate,
 } from './management-api-types.js';
@@ -217,10 +225,52 @@ export class ManagementApiClient {
     await this.http.request('DELETE', `/encryption-keys/${seg(id)}`);
   }
 
-  // Webhooks (next issue) go here, built the same way: resource and body types in
-  // management-api-types.ts, one-resource calls through `data`, lists through `list` with an
-  // `iterate...` twin through `paginate`, and a test per method in
-  // test/server/management-client.test.ts.
+  // Webhooks
+
+  /** `GET /webhooks`: one page (without signing keys). */
+  listWebhooks(filter: WebhookListFilter = {}): Promise<Page<Webhook>> {
+    return this.list('/webhooks', { ...filter });
+  }
+
+  /** Every matching webhook, across pages. */
+  iterateWebhooks(filter: WebhookListFilter = {}): AsyncGenerator<Webhook> {
+    return paginate((cursor) => this.listWebhooks({ ...filter, cursor }), filter.cursor);
+  }
+
+  /** `POST /webhooks`: the answer carries the `signing_key`, shown this once. Not verified yet. */
+  createWebhook(body: WebhookCreate): Promise<CreatedWebhook> {
+    return this.data('POST', '/webhooks', body);
+  }
+
+  /** `GET /webhooks/{id}`. */
+  getWebhook(id: string): Promise<Webhook> {
+    return this.data('GET', `/webhooks/${seg(id)}`);
+  }
+
+  /** `PATCH /webhooks/{id}`: only the given fields change. */
+  updateWebhook(id: string, update: WebhookUpdate): Promise<Webhook> {
+    return this.data('PATCH', `/webhooks/${seg(id)}`, update);
+  }
+
+  /** `DELETE /webhooks/{id}`: its pending deliveries are dropped. */
+  async deleteWebhook(id: string): Promise<void> {
+    await this.http.request('DELETE', `/webhooks/${seg(id)}`);
+  }
+
+  /** `POST /webhooks/{id}/verification`: a test delivery; `verified` becomes true on a 2xx answer. */
+  verifyWebhook(id: string): Promise<WebhookVerification> {
+    return this.data('POST', `/webhooks/${seg(id)}/verification`);
+  }
+
+  /** `GET /webhooks/{id}/attempts` (extension): the attempt log, newest first. */
+  listWebhookAttempts(id: string, query: ListQuery = {}): Promise<Page<WebhookAttempt>> {
+    return this.list(`/webhooks/${seg(id)}/attempts`, { ...query });
+  }
+
+  /** `POST /webhooks/{id}/deliveries/{delivery_id}/resend` (extension): queues the event again, due now. */
+  resendWebhookDelivery(id: string, deliveryId: string): Promise<WebhookDelivery> {
+    return this.data('POST', `/webhooks/${seg(id)}/deliveries/${seg(deliveryId)}/resend`);
+  }
 
   /** A one-resource call: the answer's `{data}`, unwrapped. */
   private async data<T>(method: string, path: string, body?: unknown): Promise<T> {

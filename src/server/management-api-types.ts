@@ -2,7 +2,7 @@
  * Resources, request bodies and list filters of the Management API (docs/management-api.md).
  * Field names are as on the wire (snake_case); times are RFC 3339 strings in UTC.
  *
- * Encryption keys and webhooks (next issue) add their resources and bodies here.
+ * Encryption keys (next issue) add their resources and bodies here.
  */
 
 /** An RFC 3339 time in UTC, e.g. `2026-11-25T08:00:00.000Z`. */
@@ -42,7 +42,9 @@ export type ManagementPermission =
   | 'settings:read'
   | 'settings:write'
   | 'encryption_keys:read'
-  | 'encryption_keys:write';
+  | 'encryption_keys:write'
+  | 'webhooks:read'
+  | 'webhooks:write';
 
 // Environments (`ae_` IDs)
 
@@ -248,4 +250,91 @@ export interface WorkspaceSettingsUpdate {
   visitor_deletion_enabled?: boolean;
   /** 1 to 3650; null goes back to the service's `--retention-days`. */
   data_retention_days?: number | null;
+}
+
+// Webhooks (`wh_` IDs; docs/webhooks.md)
+
+export interface WebhookBasicAuth {
+  username: string;
+  password: string;
+}
+
+export interface Webhook {
+  id: string;
+  description: string | null;
+  status: ResourceStatus;
+  /** Events are sent only once a verification delivery was answered 2xx. */
+  verified: boolean;
+  /** Environment ID; null for a global webhook (every environment of the workspace). */
+  environment: string | null;
+  /** https:// only. */
+  url: string;
+  /** Sends the flat v3 visit instead of the v4 event. */
+  legacy: boolean;
+  /** The username when basic auth is set (never the password); empty otherwise. */
+  basic_auth: { username?: string };
+  created_at: Timestamp;
+  last_enabled_at: Timestamp | null;
+  last_disabled_at: Timestamp | null;
+}
+
+/** The answer of a create: the only time the signing key is shown. */
+export interface CreatedWebhook extends Webhook {
+  signing_key: string | null;
+}
+
+export interface WebhookCreate {
+  /** Must start with `https://`. */
+  url: string;
+  /** 3 to 255 characters. */
+  description?: string | null;
+  /** Default `enabled`. */
+  status?: ResourceStatus;
+  /** Environment ID; null or absent creates a global webhook. */
+  environment?: string | null;
+  legacy?: boolean;
+  basic_auth?: WebhookBasicAuth | null;
+}
+
+export interface WebhookUpdate {
+  /** A new URL must be verified again. */
+  url?: string;
+  description?: string | null;
+  status?: ResourceStatus;
+  /** null removes basic auth. */
+  basic_auth?: WebhookBasicAuth | null;
+}
+
+export interface WebhookListFilter extends ListQuery {
+  status?: ResourceStatus;
+  /** Environment ID. */
+  environment?: string;
+}
+
+/** The answer of a verification: the webhook, and how its endpoint answered the test delivery. */
+export interface WebhookVerification extends Webhook {
+  verification: { http_status: number | null; latency_ms: number; error: string | null };
+}
+
+/** One delivery attempt (an extension): newest first in the list. */
+export interface WebhookAttempt {
+  id: string;
+  delivery_id: string;
+  event_id: string;
+  attempted_at: Timestamp;
+  /** Null when no HTTP answer came (refused target, timeout, network or TLS error). */
+  http_status: number | null;
+  latency_ms: number;
+  error: string | null;
+}
+
+/** One queued event of a webhook (an extension). */
+export interface WebhookDelivery {
+  id: string;
+  event_id: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  next_attempt_at: Timestamp;
+  created_at: Timestamp;
+  delivered_at: Timestamp | null;
 }

@@ -33,10 +33,32 @@ export interface ServiceConfig {
   masterKey?: string;
   /** Serve the demo page at `/` and its small JSON route; default true. */
   demo?: boolean;
+  /**
+   * Let webhooks reach loopback, private, link-local and other non-public addresses; default
+   * false (SSRF protection, webhooks/address-policy.ts). For receivers on your own network.
+   */
+  allowPrivateWebhookTargets?: boolean;
+  /** PEM file of extra CA certificates webhook receivers may present (self-hosted receivers). */
+  webhookCaFile?: string;
+  /** Webhook worker timing; the defaults suit production, tests shorten them. */
+  webhookTiming?: Partial<WebhookTiming>;
 }
 
-export type ResolvedConfig = Required<Omit<ServiceConfig, 'databaseUrl' | 'redisUrl' | 'publicUrl' | 'masterKey'>> &
-  Pick<ServiceConfig, 'databaseUrl' | 'redisUrl' | 'publicUrl' | 'masterKey'>;
+export interface WebhookTiming {
+  /** Upper bound of the first retry's delay (full jitter, doubling per failure). Default 1000. */
+  backoffBaseMs: number;
+  /** Upper bound of any retry delay. Default 1 hour. */
+  backoffCapMs: number;
+  /** How long a claimed delivery is reserved for its worker; a killed worker's deliveries wait this long. Default 30 s. */
+  leaseMs: number;
+  /** How often an idle worker looks for due deliveries. Default 200 ms. */
+  pollMs: number;
+}
+
+type OptionalSettings = 'databaseUrl' | 'redisUrl' | 'publicUrl' | 'masterKey' | 'webhookCaFile';
+
+export type ResolvedConfig = Required<Omit<ServiceConfig, OptionalSettings | 'webhookTiming'>> &
+  Pick<ServiceConfig, OptionalSettings> & { webhookTiming: WebhookTiming };
 
 export const DEFAULT_CONFIG = {
   port: 8080,
@@ -48,11 +70,17 @@ export const DEFAULT_CONFIG = {
   logLevel: 'info',
   trustProxy: false,
   demo: true,
+  allowPrivateWebhookTargets: false,
 } as const satisfies Partial<ServiceConfig>;
 
 export function resolveConfig(config: ServiceConfig = {}): ResolvedConfig {
   const defined = Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined)) as ServiceConfig;
-  const resolved: ResolvedConfig = { ...DEFAULT_CONFIG, clock: Date.now, ...defined };
+  const resolved: ResolvedConfig = {
+    ...DEFAULT_CONFIG,
+    clock: Date.now,
+    ...defined,
+    webhookTiming: { backoffBaseMs: 1000, backoffCapMs: 60 * 60 * 1000, leaseMs: 30_000, pollMs: 200, ...defined.webhookTiming },
+  };
   if (!['us', 'eu', 'ap'].includes(resolved.region)) throw new Error(`region must be us, eu or ap (got "${resolved.region}")`);
   if (!Number.isInteger(resolved.port) || resolved.port < 0 || resolved.port > 65535) throw new Error(`port must be 0-65535 (got ${resolved.port})`);
   if (!(resolved.retentionDays > 0)) throw new Error(`retention days must be positive (got ${resolved.retentionDays})`);

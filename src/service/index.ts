@@ -17,6 +17,7 @@ import { resolveMasterKey } from './master-key.js';
 import { assertKeysReadable } from './sealing/encryption-keys.js';
 import { redactUrl } from './store/database.js';
 import { openStore } from './store/index.js';
+import { startWebhookWorker, type WebhookWorker } from './webhooks/worker.js';
 
 export type { ServiceConfig } from './config.js';
 export type { ServiceContext } from './context.js';
@@ -31,9 +32,11 @@ export interface Service {
   firstStart: boolean;
   /** Visitor deletions and retention; tests call `jobs.runOnce()` with an injected clock. */
   jobs: BackgroundJobs;
+  /** Sends queued webhook deliveries; polls on its own, tests may call `runOnce()`. */
+  webhooks: WebhookWorker;
   /** Resolves to the base URL, e.g. http://127.0.0.1:43123. */
   listen(): Promise<string>;
-  /** Graceful: finishes in-flight requests, stops jobs, closes the database and Redis. */
+  /** Graceful: finishes in-flight requests and webhook sends, stops jobs, closes the database and Redis. */
   close(): Promise<void>;
 }
 
@@ -66,6 +69,7 @@ export async function createService(config: ServiceConfig = {}): Promise<Service
     };
     const app = await buildApp(ctx);
     const jobs = startBackgroundJobs(ctx);
+    const webhooks = startWebhookWorker(ctx);
     let closed = false;
     return {
       app,
@@ -73,6 +77,7 @@ export async function createService(config: ServiceConfig = {}): Promise<Service
       bootstrap,
       firstStart: created,
       jobs,
+      webhooks,
       async listen() {
         await app.listen({ port: resolved.port, host: resolved.host });
         const address = app.server.address();
@@ -84,6 +89,8 @@ export async function createService(config: ServiceConfig = {}): Promise<Service
         if (closed) return;
         closed = true;
         await app.close();
+        // Sends in flight end within the send timeout and are settled; nothing is left half-done.
+        await webhooks.stop();
         await jobs.stop();
         await store.destroy();
         if (redis) await redis.quit().catch(() => redis?.disconnect());

@@ -28,6 +28,14 @@ const ROUTES: [method: string, path: string, permission: string][] = [
   ['PATCH', '/encryption-keys/ek_x', 'encryption_keys:write'],
   ['POST', '/encryption-keys/ek_x/rotate', 'encryption_keys:write'],
   ['DELETE', '/encryption-keys/ek_x', 'encryption_keys:write'],
+  ['GET', '/webhooks', 'webhooks:read'],
+  ['POST', '/webhooks', 'webhooks:write'],
+  ['GET', '/webhooks/wh_x', 'webhooks:read'],
+  ['PATCH', '/webhooks/wh_x', 'webhooks:write'],
+  ['DELETE', '/webhooks/wh_x', 'webhooks:write'],
+  ['POST', '/webhooks/wh_x/verification', 'webhooks:write'],
+  ['GET', '/webhooks/wh_x/attempts', 'webhooks:read'],
+  ['POST', '/webhooks/wh_x/deliveries/whd_x/resend', 'webhooks:write'],
 ];
 
 describe('Management API authorization matrix', () => {

@@ -30,6 +30,8 @@ export const SERVICE_OPTIONS: OptionSpec[] = [
   { flag: 'trust-proxy', env: 'TESSERA_TRUST_PROXY', kind: 'boolean', defaultText: 'false', help: 'behind a reverse proxy: take client IP, protocol and host from X-Forwarded-* headers', config: 'trustProxy' },
   { flag: 'public-url', env: 'TESSERA_PUBLIC_URL', kind: 'string', help: 'origin pages reach the service at (baked into the CDN agent); default: taken from each request', config: 'publicUrl' },
   { flag: 'master-key', env: 'TESSERA_MASTER_KEY', kind: 'string', defaultText: '<data dir>/master.key', help: 'base64 of 32 bytes that encrypts encryption keys at rest (openssl rand -base64 32); required with PostgreSQL, the same on every instance', config: 'masterKey' },
+  { flag: 'webhook-allow-private-targets', env: 'TESSERA_WEBHOOK_ALLOW_PRIVATE_TARGETS', kind: 'boolean', defaultText: 'false', help: 'let webhooks reach loopback, private and link-local addresses (off: SSRF protection)', config: 'allowPrivateWebhookTargets' },
+  { flag: 'webhook-ca-file', env: 'TESSERA_WEBHOOK_CA_FILE', kind: 'string', help: 'PEM file of extra CA certificates trusted for webhook receivers', config: 'webhookCaFile' },
   { flag: 'no-demo', env: 'TESSERA_NO_DEMO', kind: 'boolean', defaultText: 'false', help: 'do not serve the demo page at / (and its /demo/events route)' },
 ];
 

@@ -30,6 +30,7 @@ import { normaliseIp } from './client-ip.js';
 import { allowAnyOrigin, answerPreflight } from './cors.js';
 import { publicKeyNotFound, publicKeyRequired, requestFiltered } from './errors.js';
 import { identifyRequestSchema } from './request-schema.js';
+import { deliveriesForEvent } from '../webhooks/outbox.js';
 
 export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: ServiceContext }): Promise<void> {
   const { ctx } = opts;
@@ -105,7 +106,10 @@ export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: Service
       velocity,
       replayed: activity.replayed,
     });
-    await insertEvent(ctx.store, event, { workspaceId: key.workspace_id, environmentId, requestHash: hash });
+    const ids = { workspaceId: key.workspace_id, environmentId, requestHash: hash };
+    // The webhook outbox is written in the event's transaction: no event without its deliveries.
+    const deliveries = await deliveriesForEvent(ctx.store, event, ids);
+    await insertEvent(ctx.store, event, ids, { deliveries, now });
     // Sealed from the same JSON text as the stored payload, which the Server API returns as is.
     const sealedResult = await sealedResultFor(ctx, environmentId, JSON.stringify(event));
 

@@ -12,6 +12,7 @@ import { encryptionKeyRoutes } from './encryption-keys.js';
 import { invalidRequest } from './errors.js';
 import { environmentRoutes } from './environments.js';
 import { filteringRuleRoutes } from './filtering-rules.js';
+import { webhookRoutes } from './webhooks.js';
 import { workspaceSettingsRoutes } from './workspace-settings.js';
 
 export function managementApiRoutes(app: FastifyInstance, { ctx }: { ctx: ServiceContext }, done: () => void): void {
@@ -35,5 +36,6 @@ export function managementApiRoutes(app: FastifyInstance, { ctx }: { ctx: Servic
   filteringRuleRoutes(app, ctx);
   workspaceSettingsRoutes(app, ctx);
   encryptionKeyRoutes(app, ctx);
+  webhookRoutes(app, ctx);
   done();
 }

@@ -11,6 +11,8 @@ export const PERMISSIONS = [
   'encryption_keys:write',
   'settings:read',
   'settings:write',
+  'webhooks:read',
+  'webhooks:write',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

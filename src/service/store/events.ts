@@ -8,7 +8,8 @@ import type { V4Event } from '../../events/v4-event.js';
 import { commitTogether, groupWriter } from './group-commit.js';
 import { internalsOf, type Store } from './handle.js';
 import { prepareQuery } from './prepared-query.js';
-import type { Database, EventsTable } from './schema.js';
+import type { Database, EventsTable, WebhookDeliveriesTable } from './schema.js';
+import { deliveryRows, insertDeliveryRows, type NewDelivery } from './webhook-deliveries.js';
 
 function flag(value: boolean | undefined): number | null {
   return value === undefined ? null : value ? 1 : 0;
@@ -64,30 +65,62 @@ const insertEventQuery = prepareQuery((db: Kysely<Database>, param) =>
   db.insertInto('events').values(Object.fromEntries(EVENT_COLUMNS.map((column) => [column, param(column)])) as EventsTable),
 );
 
+/** An event row with the webhook deliveries (outbox rows) that must be stored with it. */
+interface EventWrite {
+  row: EventsTable;
+  deliveries: WebhookDeliveriesTable[];
+}
+
+/** Writes events and their deliveries in one transaction (or statement): never one without the other. */
+async function writeEvents(store: Store, writes: EventWrite[]): Promise<void> {
+  const { db } = internalsOf(store);
+  const deliveries = writes.flatMap((w) => w.deliveries);
+  if (writes.length === 1 && deliveries.length === 0) {
+    await insertEventQuery(store, writes[0]!.row);
+  } else if (deliveries.length === 0) {
+    await db.insertInto('events').values(writes.map((w) => w.row)).execute();
+  } else if (db.isTransaction || store.engine === 'sqlite') {
+    await db.insertInto('events').values(writes.map((w) => w.row)).execute();
+    await insertDeliveryRows(db, deliveries);
+  } else {
+    // PostgreSQL outside a transaction: one statement (a data-modifying CTE) is atomic and
+    // costs one round trip, where BEGIN ... COMMIT would cost three more.
+    await db
+      .with('stored_events', (cte) => cte.insertInto('events').values(writes.map((w) => w.row)))
+      .insertInto('webhook_deliveries')
+      .values(deliveries)
+      .execute();
+  }
+}
+
 // PostgreSQL: one multi-row insert per event-loop turn and store (group-commit.ts).
-function insertOnPostgres(store: Store, row: EventsTable): Promise<void> {
-  const { db, state } = internalsOf(store);
-  state.insertEventRow ??= groupWriter<EventsTable>(
-    (rows) => (rows.length === 1 ? insertEventQuery(store, rows[0]!) : db.insertInto('events').values(rows).execute()),
-    (one) => insertEventQuery(store, one),
+function insertOnPostgres(store: Store, write: EventWrite): Promise<void> {
+  const { state } = internalsOf(store);
+  state.insertEventRow ??= groupWriter<EventWrite>(
+    (writes) => writeEvents(store, writes),
+    (one) => writeEvents(store, [one]),
   );
-  return state.insertEventRow(row);
+  return state.insertEventRow(write);
 }
 
 /**
- * Stores one event; resolves once it is committed. Outside a transaction the inserts of
- * concurrent requests are written together (group-commit.ts): one commit on SQLite, one
- * statement on PostgreSQL.
+ * Stores one event, and the webhook deliveries of it (the outbox) in the same transaction;
+ * resolves once it is committed. Outside a transaction the inserts of concurrent requests are
+ * written together (group-commit.ts): one commit on SQLite, one statement on PostgreSQL.
  */
 export async function insertEvent(
   store: Store,
   event: V4Event,
   ids: { workspaceId: string; environmentId: string; requestHash?: string | null },
+  opts: { deliveries?: readonly NewDelivery[]; now?: number } = {},
 ): Promise<void> {
-  const row = eventColumns(event, ids);
-  if (internalsOf(store).db.isTransaction) await insertEventQuery(store, row);
-  else if (store.engine === 'sqlite') await commitTogether(store, (trx) => insertEventQuery(trx, row));
-  else await insertOnPostgres(store, row);
+  const write: EventWrite = {
+    row: eventColumns(event, ids),
+    deliveries: deliveryRows(opts.deliveries ?? [], opts.now ?? event.timestamp),
+  };
+  if (internalsOf(store).db.isTransaction) await writeEvents(store, [write]);
+  else if (store.engine === 'sqlite') await commitTogether(store, (trx) => writeEvents(trx, [write]));
+  else await insertOnPostgres(store, write);
 }
 
 export async function getEvent(store: Store, workspaceId: string, eventId: string): Promise<V4Event | undefined> {

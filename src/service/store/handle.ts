@@ -7,7 +7,7 @@ import type { CompiledQuery, Kysely } from 'kysely';
 import { announceChange, type ChangeFeed } from './change-feed.js';
 import type { Engine } from './database.js';
 import type { ReadCaches } from './read-cache.js';
-import type { Database, EventsTable } from './schema.js';
+import type { Database, EventsTable, WebhookDeliveriesTable } from './schema.js';
 
 export const INTERNALS: unique symbol = Symbol('store internals');
 
@@ -29,8 +29,8 @@ export interface StoreState {
   compiled: Map<object, CompiledPrepared>;
   /** SQLite: the shared transaction of concurrent writes (group-commit.ts). */
   commitTogether?: (work: GroupWork) => Promise<void>;
-  /** PostgreSQL: the multi-row event insert of concurrent requests (events.ts). */
-  insertEventRow?: (row: EventsTable) => Promise<void>;
+  /** PostgreSQL: the multi-row event insert (with webhook deliveries) of concurrent requests (events.ts). */
+  insertEventRow?: (write: { row: EventsTable; deliveries: WebhookDeliveriesTable[] }) => Promise<void>;
 }
 
 export interface StoreInternals {

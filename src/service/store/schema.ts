@@ -163,6 +163,61 @@ export interface EncryptionKeysTable {
   next_key: string;
 }
 
+// Webhooks (migration 008-webhooks).
+
+export interface WebhooksTable {
+  id: string;
+  workspace_id: string;
+  /** Null: a global webhook, for every environment of the workspace. */
+  environment_id: string | null;
+  url: string;
+  description: string | null;
+  status: 'enabled' | 'disabled';
+  /** Events are only sent once the endpoint answered a test delivery with 2xx. */
+  verified: number;
+  /** Sends the flat v3 visit instead of the v4 event. */
+  legacy: number;
+  basic_auth_username: string | null;
+  basic_auth_password: string | null;
+  /** HMAC key of the `FPJS-Event-Signature` header; null sends no signature. */
+  signing_key: string | null;
+  created_at: number;
+  last_enabled_at: number | null;
+  last_disabled_at: number | null;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+/** The outbox: one row per (event, webhook), written with the event, drained by the worker. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  /** The exact body to send. */
+  payload: string;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  next_attempt_at: number;
+  /** After this time a failed attempt ends the delivery as `failed` (24 h after queueing or a resend). */
+  give_up_at: number;
+  /** A worker holds the delivery until then; an expired lease (a killed worker) frees it. */
+  leased_until: number | null;
+  lease_owner: string | null;
+  created_at: number;
+  delivered_at: number | null;
+}
+
+export interface WebhookAttemptsTable {
+  id: string;
+  delivery_id: string;
+  webhook_id: string;
+  attempted_at: number;
+  /** Null when no HTTP answer came (refused target, timeout, TLS or network error). */
+  http_status: number | null;
+  latency_ms: number;
+  error: string | null;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   environments: EnvironmentsTable;
@@ -174,4 +229,7 @@ export interface Database {
   visitor_keys: VisitorKeysTable;
   visitor_deletions: VisitorDeletionsTable;
   encryption_keys: EncryptionKeysTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }

@@ -10,6 +10,7 @@ import * as eventIndexes from './004-event-indexes.js';
 import * as coveringVisitorIndex from './005-covering-visitor-index.js';
 import * as managementApi from './006-management-api.js';
 import * as encryptionKeys from './007-encryption-keys.js';
+import * as webhooks from './008-webhooks.js';
 
 export const migrations: Record<string, Migration> = {
   '001-core': core,
@@ -19,6 +20,7 @@ export const migrations: Record<string, Migration> = {
   '005-covering-visitor-index': coveringVisitorIndex,
   '006-management-api': managementApi,
   '007-encryption-keys': encryptionKeys,
+  '008-webhooks': webhooks,
 };
 
 export const migrationProvider: MigrationProvider = {

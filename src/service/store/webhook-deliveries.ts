@@ -1,0 +1,184 @@
+/**
+ * The webhook outbox: deliveries are inserted with their event (events.ts), claimed by workers
+ * under a lease, and settled after each attempt, which is logged in webhook_attempts.
+ */
+import type { Kysely } from 'kysely';
+import { internalsOf, type Store } from './handle.js';
+import { newId } from './ids.js';
+import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable, WebhooksTable } from './schema.js';
+
+/** What queueing a delivery takes; the rest of the row is derived. */
+export interface NewDelivery {
+  webhookId: string;
+  eventId: string;
+  payload: string;
+}
+
+/** Deliveries are attempted for this long after queueing (or a resend), then marked failed. */
+export const DELIVERY_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+export function deliveryRows(deliveries: readonly NewDelivery[], now: number): WebhookDeliveriesTable[] {
+  return deliveries.map((d) => ({
+    id: newId('whd'),
+    webhook_id: d.webhookId,
+    event_id: d.eventId,
+    payload: d.payload,
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: now,
+    give_up_at: now + DELIVERY_WINDOW_MS,
+    leased_until: null,
+    lease_owner: null,
+    created_at: now,
+    delivered_at: null,
+  }));
+}
+
+/** For events.ts: writes rows on `db` (the event's transaction or statement). */
+export async function insertDeliveryRows(db: Kysely<Database>, rows: WebhookDeliveriesTable[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('webhook_deliveries').values(rows).execute();
+}
+
+/** A claimed delivery with what sending it needs of its webhook. */
+export interface ClaimedDelivery {
+  delivery: Pick<WebhookDeliveriesTable, 'id' | 'event_id' | 'payload' | 'attempts' | 'give_up_at'>;
+  webhook: Pick<WebhooksTable, 'id' | 'url' | 'status' | 'signing_key' | 'basic_auth_username' | 'basic_auth_password'>;
+}
+
+/**
+ * Leases up to `limit` due deliveries to `owner` until `now + leaseMs`. One statement: on
+ * PostgreSQL the inner select locks its rows FOR UPDATE SKIP LOCKED (concurrent workers take
+ * different rows; a row claimed meanwhile is re-checked and dropped); on SQLite the UPDATE runs
+ * under the database's single write lock. A lease that expired (its worker died) is claimable.
+ */
+export async function claimDueDeliveries(
+  store: Store,
+  opts: { owner: string; now: number; leaseMs: number; limit: number },
+): Promise<ClaimedDelivery[]> {
+  const { db } = internalsOf(store);
+  let due = db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', opts.now)
+    .where((eb) => eb.or([eb('leased_until', 'is', null), eb('leased_until', '<=', opts.now)]))
+    .orderBy('next_attempt_at')
+    .limit(opts.limit);
+  if (store.engine === 'postgres') due = due.forUpdate().skipLocked();
+  const claimed = await db
+    .updateTable('webhook_deliveries')
+    .set({ leased_until: opts.now + opts.leaseMs, lease_owner: opts.owner })
+    .where('id', 'in', due)
+    .returning(['id', 'webhook_id', 'event_id', 'payload', 'attempts', 'give_up_at'])
+    .execute();
+  if (claimed.length === 0) return [];
+  const webhooks = await db
+    .selectFrom('webhooks')
+    .select(['id', 'url', 'status', 'signing_key', 'basic_auth_username', 'basic_auth_password'])
+    .where('id', 'in', [...new Set(claimed.map((c) => c.webhook_id))])
+    .execute();
+  const byId = new Map(webhooks.map((w) => [w.id, w]));
+  return claimed.flatMap(({ webhook_id, ...delivery }) => {
+    const webhook = byId.get(webhook_id);
+    // Deleted between the claim and this read: its deliveries went with it (cascade).
+    return webhook ? [{ delivery, webhook }] : [];
+  });
+}
+
+export type AttemptOutcome = { status: 'delivered' } | { status: 'failed' } | { status: 'retry'; at: number };
+
+/**
+ * Logs one attempt and settles the delivery: delivered, failed, or pending again at `at` with
+ * the lease released. Only while `owner` still holds the lease; false when it does not (the
+ * lease expired and another worker took the delivery over).
+ */
+export async function recordAttempt(
+  store: Store,
+  opts: {
+    deliveryId: string;
+    webhookId: string;
+    owner: string;
+    attempt: Pick<WebhookAttemptsTable, 'attempted_at' | 'http_status' | 'latency_ms' | 'error'>;
+    outcome: AttemptOutcome;
+  },
+): Promise<boolean> {
+  return store.transaction(async (trx) => {
+    const { db } = internalsOf(trx);
+    const { outcome } = opts;
+    const settled = await db
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({
+        attempts: eb('attempts', '+', 1),
+        status: outcome.status === 'retry' ? 'pending' : outcome.status,
+        next_attempt_at: outcome.status === 'retry' ? outcome.at : eb.ref('next_attempt_at'),
+        delivered_at: outcome.status === 'delivered' ? opts.attempt.attempted_at : null,
+        leased_until: null,
+        lease_owner: null,
+      }))
+      .where('id', '=', opts.deliveryId)
+      .where('lease_owner', '=', opts.owner)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    // The attempt happened either way: it is logged even when another worker owns the delivery now.
+    await db
+      .insertInto('webhook_attempts')
+      .values({ id: newId('wha'), delivery_id: opts.deliveryId, webhook_id: opts.webhookId, ...opts.attempt })
+      .execute();
+    return Number(settled.numUpdatedRows) > 0;
+  });
+}
+
+export async function getDelivery(store: Store, id: string): Promise<WebhookDeliveriesTable | undefined> {
+  return internalsOf(store).db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The deliveries of one webhook, newest first. */
+export async function listDeliveries(store: Store, webhookId: string, limit = 100): Promise<WebhookDeliveriesTable[]> {
+  return internalsOf(store)
+    .db.selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('webhook_id', '=', webhookId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/** The attempt log of one webhook, newest first, with each attempt's event. */
+export async function listAttempts(
+  store: Store,
+  webhookId: string,
+  window: { offset: number; limit: number } = { offset: 0, limit: 100 },
+): Promise<(WebhookAttemptsTable & { event_id: string })[]> {
+  return internalsOf(store)
+    .db.selectFrom('webhook_attempts')
+    .innerJoin('webhook_deliveries', 'webhook_deliveries.id', 'webhook_attempts.delivery_id')
+    .selectAll('webhook_attempts')
+    .select('webhook_deliveries.event_id')
+    .where('webhook_attempts.webhook_id', '=', webhookId)
+    .orderBy('webhook_attempts.attempted_at', 'desc')
+    .orderBy('webhook_attempts.id', 'desc')
+    .limit(window.limit)
+    .offset(window.offset)
+    .execute();
+}
+
+/**
+ * Queues a delivery of `webhookId` again, due now with a fresh 24 h window, whatever its state
+ * (a delivered one is sent once more). Returns it, or undefined when it does not exist.
+ */
+export async function resendDelivery(
+  store: Store,
+  webhookId: string,
+  deliveryId: string,
+  now: number,
+): Promise<WebhookDeliveriesTable | undefined> {
+  const result = await internalsOf(store)
+    .db.updateTable('webhook_deliveries')
+    // The lease is dropped too, so a send in flight cannot settle the resent delivery.
+    .set({ status: 'pending', next_attempt_at: now, give_up_at: now + DELIVERY_WINDOW_MS, delivered_at: null, leased_until: null, lease_owner: null })
+    .where('id', '=', deliveryId)
+    .where('webhook_id', '=', webhookId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0 ? getDelivery(store, deliveryId) : undefined;
+}

@@ -1,0 +1,121 @@
+/**
+ * The webhook worker: drains the outbox (store/webhook-deliveries.ts). Each pass claims due
+ * deliveries under a lease, sends them concurrently, logs every attempt and settles each
+ * delivery: delivered on 2xx, otherwise retried with backoff (backoff.ts) until its 24 h window
+ * ends, then failed. Delivery is at least once: a worker killed after sending but before
+ * settling leaves a lease that expires, and the delivery is sent again.
+ *
+ * Waking: an idle worker polls every `pollMs` (200 ms by default: one indexed query, and events
+ * reach receivers within a fraction of a second without wiring ingestion to the worker); while
+ * it finds full batches it claims again at once.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { rootCertificates } from 'node:tls';
+import { WEBHOOK_SIGNATURE_HEADER } from '../../events/webhook-signature.js';
+import type { ResolvedConfig } from '../config.js';
+import type { ServiceContext } from '../context.js';
+import { claimDueDeliveries, recordAttempt, type AttemptOutcome, type ClaimedDelivery } from '../store/webhook-deliveries.js';
+import { retryDelay } from './backoff.js';
+import { createSender, type Sender } from './sender.js';
+import { signWebhookBody } from './signer.js';
+
+/** Deliveries claimed per pass: bounds concurrent requests per process. */
+const BATCH = 20;
+
+export interface WebhookWorker {
+  /** One claim-and-send pass; returns how many deliveries it attempted. */
+  runOnce(): Promise<number>;
+  /** Stops polling and waits for the sends in flight (each ends within the send timeout). */
+  stop(): Promise<void>;
+}
+
+/** The sender the configuration describes: SSRF policy and the trusted CAs. */
+export function senderFromConfig(config: Pick<ResolvedConfig, 'allowPrivateWebhookTargets' | 'webhookCaFile'>): Sender {
+  const ca = config.webhookCaFile ? [...rootCertificates, readFileSync(config.webhookCaFile, 'utf8')] : undefined;
+  return createSender({ allowPrivateTargets: config.allowPrivateWebhookTargets, ca });
+}
+
+/** The request headers of a delivery: JSON, the signature and basic auth when configured. */
+export function deliveryHeaders(webhook: ClaimedDelivery['webhook'], body: string): Record<string, string> {
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', 'User-Agent': 'Tessera-Webhooks/1' };
+  if (webhook.signing_key) headers[WEBHOOK_SIGNATURE_HEADER] = signWebhookBody(body, webhook.signing_key);
+  if (webhook.basic_auth_username !== null) {
+    const credentials = `${webhook.basic_auth_username}:${webhook.basic_auth_password ?? ''}`;
+    headers.Authorization = `Basic ${Buffer.from(credentials).toString('base64')}`;
+  }
+  return headers;
+}
+
+export function startWebhookWorker(
+  ctx: Pick<ServiceContext, 'store' | 'clock' | 'config' | 'logger'>,
+  opts: { sender?: Sender; timer?: boolean } = {},
+): WebhookWorker {
+  const { store, clock, logger } = ctx;
+  const timing = ctx.config.webhookTiming;
+  const sender = opts.sender ?? senderFromConfig(ctx.config);
+  const owner = randomUUID();
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<number> | undefined;
+
+  const attempt = async ({ delivery, webhook }: ClaimedDelivery): Promise<void> => {
+    const attemptedAt = clock();
+    const sent =
+      webhook.status === 'enabled'
+        ? await sender(webhook.url, delivery.payload, deliveryHeaders(webhook, delivery.payload))
+        : { ok: false, httpStatus: null, latencyMs: 0, error: 'webhook disabled: not sent' };
+    const failures = delivery.attempts + 1;
+    const retryAt = clock() + retryDelay(failures, { baseMs: timing.backoffBaseMs, capMs: timing.backoffCapMs });
+    const outcome: AttemptOutcome = sent.ok
+      ? { status: 'delivered' }
+      : webhook.status === 'enabled' && retryAt < delivery.give_up_at
+        ? { status: 'retry', at: retryAt }
+        : { status: 'failed' };
+    const settled = await recordAttempt(store, {
+      deliveryId: delivery.id,
+      webhookId: webhook.id,
+      owner,
+      attempt: { attempted_at: attemptedAt, http_status: sent.httpStatus, latency_ms: sent.latencyMs, error: sent.error },
+      outcome,
+    });
+    if (!settled) logger.warn({ delivery: delivery.id }, 'webhook delivery lease lost during the send; another worker retries it');
+    else if (!sent.ok) logger.info({ delivery: delivery.id, webhook: webhook.id, error: sent.error, outcome: outcome.status }, 'webhook attempt failed');
+  };
+
+  const pass = async (): Promise<number> => {
+    const claimed = await claimDueDeliveries(store, { owner, now: clock(), leaseMs: timing.leaseMs, limit: BATCH });
+    await Promise.all(claimed.map((c) => attempt(c).catch((err: unknown) => logger.error({ err, delivery: c.delivery.id }, 'webhook attempt not recorded; retried after the lease'))));
+    return claimed.length;
+  };
+
+  const runOnce = (): Promise<number> => {
+    running ??= pass().finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+
+  const schedule = (delay: number) => {
+    if (stopped || opts.timer === false) return;
+    timer = setTimeout(() => {
+      runOnce()
+        .then((n) => schedule(n >= BATCH ? 0 : timing.pollMs))
+        .catch((err: unknown) => {
+          logger.error({ err }, 'webhook worker pass failed; retrying');
+          schedule(timing.pollMs);
+        });
+    }, delay);
+    timer.unref();
+  };
+  schedule(timing.pollMs);
+
+  return {
+    runOnce,
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running?.catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,40 @@
+/** Starts test/webhooks/service-process.ts in a child process and waits until it listens. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import type { ServiceConfig } from '../../src/service/index.js';
+
+const SCRIPT = fileURLToPath(new URL('./service-process.ts', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface ChildService {
+  url: string;
+  process: ChildProcess;
+  /** SIGKILL: no cleanup at all, as a crash. */
+  kill(): Promise<void>;
+  /** SIGTERM: graceful close. */
+  stop(): Promise<void>;
+}
+
+export async function startChildService(config: ServiceConfig): Promise<ChildService> {
+  // Node itself with tsx's loader, not the tsx CLI: the CLI runs the script in a child process
+  // of its own, which a SIGKILL of the CLI would leave running.
+  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, JSON.stringify(config)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /READY (\S+)/.exec(output);
+      if (match) resolve(match[1]!);
+    });
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('exit', (code) => reject(new Error(`service process exited (${code}) before listening: ${output}`)));
+  });
+  const end = async (signal: NodeJS.Signals) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, 'exit');
+    child.kill(signal);
+    await exited;
+  };
+  return { url, process: child, kill: () => end('SIGKILL'), stop: () => end('SIGTERM') };
+}

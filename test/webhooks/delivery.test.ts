@@ -1,0 +1,113 @@
+/**
+ * Webhook delivery end to end: the real service over HTTP stores an identification event, its
+ * worker sends it to a real HTTPS receiver on 127.0.0.1, signed, retried until it is accepted.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isValidWebhookSignature } from '../../src/server/index.js';
+import { getEventPayload } from '../../src/service/store/events.js';
+import { kyselyOf } from '../../src/service/store/index.js';
+import { listAttempts, listDeliveries, resendDelivery } from '../../src/service/store/webhook-deliveries.js';
+import { createWebhook, updateWebhook } from '../../src/service/store/webhooks.js';
+import { identifyRequest, postIdentify } from '../helpers/identify-request.js';
+import type { TestService } from '../helpers/test-service.js';
+import { createVerifiedWebhook, startServiceFor } from './helpers.js';
+import { startReceiver, waitFor, type Receiver } from './receiver.js';
+
+let receiver: Receiver;
+let t: TestService;
+
+beforeEach(async () => {
+  receiver = await startReceiver();
+  t = await startServiceFor(receiver);
+});
+afterEach(async () => {
+  await t?.close();
+  await receiver?.close();
+});
+
+async function identify(): Promise<string> {
+  const response = await postIdentify(t.url, identifyRequest(t.keys.publicKey));
+  expect(response.status).toBe(200);
+  return response.json.event_id as string;
+}
+
+describe('webhook delivery', () => {
+  it('sends the stored v4 event, signed and with basic auth', async () => {
+    const webhook = await createVerifiedWebhook(t.service.ctx.store, {
+      workspaceId: t.workspaceId,
+      environmentId: t.environmentId,
+      url: receiver.url,
+      basicAuth: { username: 'hook', password: 's3cret' },
+    });
+    const eventId = await identify();
+    const [request] = await waitFor(() => receiver.requests.length === 1 && receiver.requests);
+
+    expect(request!.path).toBe('/hook');
+    expect(request!.headers['content-type']).toBe('application/json');
+    expect(request!.headers.authorization).toBe(`Basic ${Buffer.from('hook:s3cret').toString('base64')}`);
+    const header = request!.headers['fpjs-event-signature'] as string;
+    expect(isValidWebhookSignature({ header, data: request!.body, secret: webhook.signing_key! })).toBe(true);
+    expect(isValidWebhookSignature({ header, data: request!.body, secret: 'wrong' })).toBe(false);
+    // The very JSON the Server API serves for this event.
+    expect(request!.body).toBe(await getEventPayload(t.service.ctx.store, t.workspaceId, eventId));
+    const [delivery] = await waitFor(async () => {
+      const rows = await listDeliveries(t.service.ctx.store, webhook.id);
+      return rows[0]?.status === 'delivered' && rows;
+    });
+    expect(delivery).toMatchObject({ event_id: eventId, attempts: 1 });
+  });
+
+  it('retries a failing receiver until it accepts, then sends nothing more', async () => {
+    receiver.answer = (_req, res, index) => {
+      res.writeHead(index < 2 ? 503 : 200).end(index < 2 ? 'busy' : 'ok');
+    };
+    const webhook = await createVerifiedWebhook(t.service.ctx.store, { workspaceId: t.workspaceId, environmentId: null, url: receiver.url });
+    const eventId = await identify();
+    await waitFor(async () => (await listDeliveries(t.service.ctx.store, webhook.id))[0]?.status === 'delivered');
+    // More passes find nothing due: the accepted event is not sent again.
+    await t.service.webhooks.runOnce();
+    await t.service.webhooks.runOnce();
+
+    expect(receiver.requests).toHaveLength(3);
+    expect(new Set(receiver.requests.map((r) => r.body)).size).toBe(1);
+    expect(JSON.parse(receiver.requests[2]!.body).event_id).toBe(eventId);
+    const attempts = await listAttempts(t.service.ctx.store, webhook.id);
+    expect(attempts.map((a) => a.http_status).reverse()).toEqual([503, 503, 200]);
+    expect(attempts[2]!.error).toBe('HTTP 503: busy');
+    expect(attempts[0]!.error).toBeNull();
+  });
+
+  it('sends legacy webhooks the flat v3 visit', async () => {
+    await createVerifiedWebhook(t.service.ctx.store, { workspaceId: t.workspaceId, environmentId: t.environmentId, url: receiver.url, legacy: true });
+    const eventId = await identify();
+    const [request] = await waitFor(() => receiver.requests.length === 1 && receiver.requests);
+    const visit = JSON.parse(request!.body);
+    expect(visit.requestId).toBe(eventId);
+    expect(typeof visit.visitorId).toBe('string');
+    expect(visit.url).toBe('https://shop.example.com/checkout');
+    expect(visit.event_id).toBeUndefined();
+  });
+
+  it('queues nothing for unverified or disabled webhooks, nor for other environments', async () => {
+    const store = t.service.ctx.store;
+    await createWebhook(store, { workspaceId: t.workspaceId, environmentId: t.environmentId, url: receiver.url, now: Date.now() });
+    const disabled = await createVerifiedWebhook(store, { workspaceId: t.workspaceId, environmentId: null, url: receiver.url });
+    await updateWebhook(store, t.workspaceId, disabled.id, { status: 'disabled' }, Date.now());
+    await createVerifiedWebhook(store, { workspaceId: t.workspaceId, environmentId: 'env_other', url: receiver.url });
+    await identify();
+    const rows = await kyselyOf(store).selectFrom('webhook_deliveries').selectAll().execute();
+    expect(rows).toEqual([]);
+  });
+
+  it('resends a delivered event on request', async () => {
+    const webhook = await createVerifiedWebhook(t.service.ctx.store, { workspaceId: t.workspaceId, environmentId: t.environmentId, url: receiver.url });
+    await identify();
+    const [delivery] = await waitFor(async () => {
+      const rows = await listDeliveries(t.service.ctx.store, webhook.id);
+      return rows[0]?.status === 'delivered' && rows;
+    });
+    expect(await resendDelivery(t.service.ctx.store, webhook.id, delivery!.id, Date.now())).toMatchObject({ status: 'pending' });
+    await waitFor(() => receiver.requests.length === 2);
+    expect(receiver.requests[1]!.body).toBe(receiver.requests[0]!.body);
+  });
+});

@@ -1,0 +1,54 @@
+/**
+ * The outbox is written in the event's own transaction (store/events.ts): an event is never
+ * stored without its deliveries, nor deliveries without their event, also when concurrent
+ * inserts are committed together (SQLite group commit, PostgreSQL multi-row statement).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { V4Event } from '../../src/events/v4-event.js';
+import { ensureBootstrap, type Bootstrap } from '../../src/service/bootstrap.js';
+import { countEvents, insertEvent } from '../../src/service/store/events.js';
+import { newEventId } from '../../src/service/store/ids.js';
+import { kyselyOf, openStore, type Store } from '../../src/service/store/index.js';
+import { createWebhook } from '../../src/service/store/webhooks.js';
+import { createTestDatabase, ENGINES, type TestDatabase } from '../helpers/test-service.js';
+
+describe.each(ENGINES)('webhook outbox (%s)', (engine) => {
+  let database: TestDatabase;
+  let store: Store;
+  let bootstrap: Bootstrap;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(engine);
+    store = openStore({ dataDir: database.config.dataDir ?? '', databaseUrl: database.config.databaseUrl });
+    await store.migrate();
+    ({ bootstrap } = await ensureBootstrap(store, { region: 'us', now: Date.now() }));
+  });
+  afterAll(async () => {
+    await store?.destroy();
+    await database?.drop();
+  });
+
+  function event(): V4Event {
+    const now = Date.now();
+    return { event_id: newEventId(now), timestamp: now, environment_id: bootstrap.environmentId };
+  }
+
+  it('stores events and deliveries together, or neither', async () => {
+    const webhook = await createWebhook(store, { workspaceId: bootstrap.workspaceId, environmentId: null, url: 'https://example.com/hook', now: Date.now() });
+    const ids = { workspaceId: bootstrap.workspaceId, environmentId: bootstrap.environmentId };
+    const good = event();
+    const bad = event();
+    // Issued in one turn: written in one shared commit or statement first; the bad delivery (its
+    // webhook does not exist) fails that write, then each is written alone.
+    const [stored, refused] = await Promise.allSettled([
+      insertEvent(store, good, ids, { deliveries: [{ webhookId: webhook.id, eventId: good.event_id, payload: '{}' }] }),
+      insertEvent(store, bad, ids, { deliveries: [{ webhookId: 'wh_missing', eventId: bad.event_id, payload: '{}' }] }),
+    ]);
+    expect(stored.status).toBe('fulfilled');
+    expect(refused.status).toBe('rejected');
+
+    const deliveries = await kyselyOf(store).selectFrom('webhook_deliveries').select(['event_id', 'status']).execute();
+    expect(deliveries).toEqual([{ event_id: good.event_id, status: 'pending' }]);
+    expect(await countEvents(store)).toBe(1);
+  });
+});
