@@ -8,6 +8,7 @@ import * as identification from './002-identification.js';
 import * as serverApi from './003-server-api.js';
 import * as eventIndexes from './004-event-indexes.js';
 import * as coveringVisitorIndex from './005-covering-visitor-index.js';
+import * as searchColumns from './009-search-columns.js';
 
 export const migrations: Record<string, Migration> = {
   '001-core': core,
@@ -15,6 +16,7 @@ export const migrations: Record<string, Migration> = {
   '003-server-api': serverApi,
   '004-event-indexes': eventIndexes,
   '005-covering-visitor-index': coveringVisitorIndex,
+  '009-search-columns': searchColumns,
 };
 
 export const migrationProvider: MigrationProvider = {
