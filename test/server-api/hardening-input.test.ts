@@ -9,7 +9,7 @@ import { getEvent } from '../../src/service/store/events.js';
 import { ENGINES, startTestService, type TestService } from '../helpers/test-service.js';
 import { call, liftRateLimit, makeEvent, manualClock, seed, T0 } from './fixtures.js';
 
-async function send(t: TestService, method: string, path: string, body: string | Uint8Array, contentType?: string) {
+async function send(t: TestService, method: string, path: string, body: string | ArrayBuffer, contentType?: string) {
   const headers: Record<string, string> = path.startsWith('/v4/') ? { Authorization: `Bearer ${t.keys.secretKey}` } : { 'Auth-API-Key': t.keys.secretKey };
   if (contentType !== undefined) headers['Content-Type'] = contentType;
   const res = await fetch(t.url + path, { method, headers, body });
@@ -24,7 +24,7 @@ describe.each(ENGINES)('Server API hardening: input (%s)', (engine) => {
   beforeAll(async () => {
     t = await startTestService({ engine, clock: manualClock().now });
     await liftRateLimit(t);
-    [event] = await seed(t, [makeEvent(T0 - 1000, 'visInput', { tags: { keep: 1 } })]);
+    event = (await seed(t, [makeEvent(T0 - 1000, 'visInput', { tags: { keep: 1 } })]))[0]!;
   });
   afterAll(async () => {
     await t?.close();
@@ -96,8 +96,8 @@ describe.each(ENGINES)('Server API hardening: input (%s)', (engine) => {
       ['PUT', `/events/${event.event_id}`, '{"linkedId":"none-3"}', undefined, 'none-3'],
     ] as const;
     for (const [method, path, body, type, linked] of cases) {
-      // A Uint8Array body makes fetch send no Content-Type at all.
-      const res = await send(t, method, path, type === undefined ? new TextEncoder().encode(body) : body, type);
+      // A binary body makes fetch send no Content-Type at all.
+      const res = await send(t, method, path, type === undefined ? new TextEncoder().encode(body).buffer : body, type);
       expect(res.status, `${method} ${type} ${res.text}`).toBe(200);
       expect((await stored()).linked_id).toBe(linked);
     }

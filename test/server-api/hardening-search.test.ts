@@ -32,7 +32,7 @@ describe.each(ENGINES)('Server API hardening: search filters and budget (%s)', (
     ];
     let i = 0;
     for (const [name, overrides] of named) {
-      [byName[name]] = await seed(t, [makeEvent(T0 - ++i * 1000, `vis-${name}`, overrides)]);
+      byName[name] = (await seed(t, [makeEvent(T0 - ++i * 1000, `vis-${name}`, overrides)]))[0]!;
     }
   });
   afterAll(async () => {

@@ -3,14 +3,14 @@
  * `app.register(serverApiRoutes, { ctx })`. Each route names its error family (v4, v3 or the
  * v3 visitor lookup's plain text); the service's error plugin renders failures in it.
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginCallback } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import { MAX_REQUEST_BYTES } from '../../protocol/index.js';
 import { authenticate, setCaller } from './auth.js';
 import { registerV3Routes } from './routes-v3.js';
 import { registerV4Routes } from './routes-v4.js';
 
-export const serverApiRoutes: FastifyPluginAsync<{ ctx: ServiceContext }> = async (app, { ctx }) => {
+export const serverApiRoutes: FastifyPluginCallback<{ ctx: ServiceContext }> = (app, { ctx }, done) => {
   // Authentication first (before body parsing and parameter validation), see auth.ts.
   app.addHook('onRequest', async (request) => {
     const version = request.routeOptions.config?.errorFamily === 'v4' ? 'v4' : 'v3';
@@ -24,4 +24,5 @@ export const serverApiRoutes: FastifyPluginAsync<{ ctx: ServiceContext }> = asyn
   app.addContentTypeParser(['text/plain', '*'], { parseAs: 'string', bodyLimit: MAX_REQUEST_BYTES }, json);
   registerV4Routes(app, ctx);
   registerV3Routes(app, ctx);
+  done();
 };

@@ -3,7 +3,7 @@
  * typed filter, parsed from the query string with the contract's defaults and ranges.
  */
 import type { PayloadCondition } from '../store/event-search.js';
-import { ApiError, ERRORS, invalid } from './errors.js';
+import { ApiError, ERRORS } from './errors.js';
 import { decodePaginationKey, type Cursor } from './pagination-key.js';
 import {
   all,
@@ -66,7 +66,7 @@ function parsePayloadFilter(query: RawQuery, name: string): PayloadCondition | u
     if (value === undefined) return undefined;
     return { paths, value, combine: type === 'any' && value ? 'or' : 'and' };
   }
-  const value = Array.isArray(type) ? parseEnumParam(query, name, type) : parseStringParam(query, name, 256);
+  const value = type === 'string' ? parseStringParam(query, name, 256) : parseEnumParam(query, name, type);
   return value === undefined ? undefined : { paths, value, combine: 'or' };
 }
 
