@@ -13,7 +13,7 @@ import { internalsOf, type Store } from './handle.js';
 import type { Database, EventsTable } from './schema.js';
 
 /** Events one search statement may read at most (a few milliseconds on SQLite). */
-export const SEARCH_SCAN_BUDGET = 5000;
+export const SEARCH_SCAN_BUDGET = 2000;
 /** PostgreSQL: a search statement running longer than this is cancelled. */
 export const SEARCH_STATEMENT_TIMEOUT_MS = 5000;
 
@@ -150,8 +150,18 @@ function scan(store: Store, workspaceId: string, s: EventSearchQuery, cursor: Ev
         ]),
       );
   }
-  return { query: q.selectAll().orderBy('timestamp', dir).orderBy('event_id', dir).limit(SEARCH_SCAN_BUDGET), driving: driving?.[0], dir };
+  // Only the filter columns: a payload is a few KiB, read for the page's events alone (or
+  // for every scanned one only when a payload filter needs it).
+  const columns = s.payload.length > 0 ? [...FILTER_COLUMNS, 'payload' as const] : FILTER_COLUMNS;
+  const query = q.select(columns).orderBy('timestamp', dir).orderBy('event_id', dir).limit(SEARCH_SCAN_BUDGET);
+  return { query, driving: driving?.[0], dir };
 }
+
+const FILTER_COLUMNS = [
+  'event_id', 'timestamp', 'visitor_id', 'linked_id', 'ip_address', 'ip_sort', 'url', 'origin', 'environment_id', 'suspect',
+  'bot', 'incognito', 'vpn', 'tampering', 'virtual_machine', 'developer_tools', 'privacy_settings', 'suspect_score',
+  'sdk_version', 'sdk_platform',
+] as const satisfies readonly (keyof EventsTable)[];
 
 /** The query for one page of matches (exported for the index tests). */
 export function searchQuery(store: Store, workspaceId: string, s: EventSearchQuery, size: number) {
@@ -159,7 +169,7 @@ export function searchQuery(store: Store, workspaceId: string, s: EventSearchQue
   const scanned = scan(store, workspaceId, s, s.cursor);
   return db
     .selectFrom(scanned.query.as('events'))
-    .select(['event_id', 'timestamp', 'payload'])
+    .select(['event_id', 'timestamp'])
     .where((eb) => eb.and(rowConditions(store.engine, eb as unknown as Eb, s, scanned.driving)))
     .orderBy('timestamp', scanned.dir)
     .orderBy('event_id', scanned.dir)
@@ -183,9 +193,19 @@ async function runBounded<T>(store: Store, work: (store: Store) => Promise<T>): 
 export async function findEventsForSearch(store: Store, workspaceId: string, s: EventSearchQuery): Promise<FoundEvents> {
   return runBounded(store, async (store) => {
     const { db } = internalsOf(store);
-    const rows = (await searchQuery(store, workspaceId, s, s.limit + 1).execute()) as SearchRow[];
-    const found: FoundEvents = { rows: rows.slice(0, s.limit) };
-    const last = found.rows[found.rows.length - 1];
+    const rows = await searchQuery(store, workspaceId, s, s.limit + 1).execute();
+    const page = rows.slice(0, s.limit);
+    const payloads = new Map<string, string>();
+    if (page.length > 0) {
+      const ids = page.map((r) => r.event_id);
+      const found = await db.selectFrom('events').select(['event_id', 'payload']).where('workspace_id', '=', workspaceId).where('event_id', 'in', ids).execute();
+      for (const r of found) payloads.set(r.event_id, r.payload);
+    }
+    const found: FoundEvents = {
+      // An event deleted between the two statements is left out.
+      rows: page.flatMap((r) => (payloads.has(r.event_id) ? [{ ...r, payload: payloads.get(r.event_id)! }] : [])),
+    };
+    const last = page[page.length - 1];
     if (rows.length > s.limit && last !== undefined) {
       found.next = { timestamp: last.timestamp, eventId: last.event_id };
     } else {
