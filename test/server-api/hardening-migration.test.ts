@@ -31,7 +31,7 @@ describe.each(ENGINES)('migration 009-search-columns (%s)', (engine) => {
     for (const ip of ips) {
       const { ip_sort: _omitted, ...before } = eventColumns(makeEvent(T0, 'vis', ip === null ? {} : { ip_address: ip }), { workspaceId: 'ws_1', environmentId: 'ae_1' });
       if (ip === null) before.ip_address = null;
-      await db.insertInto('events').values(before as never).execute();
+      await db.insertInto('events').values(before).execute();
     }
     expect((await migrator.migrateToLatest()).error).toBeUndefined();
     const rows = await db.selectFrom('events').select(['ip_address', 'ip_sort']).execute();
