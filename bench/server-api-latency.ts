@@ -11,6 +11,10 @@
  * service's event loop: by default one connection in a tight loop (latency without queueing
  * behind other requests); BENCH_CONNECTIONS=4 measures under concurrency. Target (issue 4):
  * p99 under 20 ms on both engines.
+ *
+ * Then, per engine, ingestion p50 (`POST /`, sequential identifications) alone and while 4
+ * connections run worst-case CIDR searches (a 30-day window, a range no event is in, so each
+ * request reads its whole scan budget): searches are bounded so they must not stall ingestion.
  */
 import { Worker } from 'node:worker_threads';
 import Fastify from 'fastify';
@@ -19,6 +23,7 @@ import { createService } from '../src/service/index.js';
 import { setApiKeyRateLimit } from '../src/service/store/api-keys.js';
 import { kyselyOf } from '../src/service/store/index.js';
 import { createTestDatabase, type Engine } from '../test/helpers/test-service.js';
+import { identifyRequest, postIdentify } from '../test/helpers/identify-request.js';
 import { writeBenchOutput } from './bench-output.js';
 import { DAY, SEED_NOW as NOW, seedEvents } from './seed-events.js';
 
@@ -47,7 +52,7 @@ interface Samples {
  * behind the service): `connections` keep-alive connections, each sending the next request as
  * soon as the previous answer arrived, to a random path of `paths`. Latencies in ms.
  */
-function load(url: string, paths: string[], headers: Record<string, string>, seconds: number): Promise<Samples> {
+function load(url: string, paths: string[], headers: Record<string, string>, seconds: number, connections = CONNECTIONS): Promise<Samples> {
   const code = `
     const { parentPort, workerData } = require('node:worker_threads');
     const http = require('node:http');
@@ -78,7 +83,7 @@ function load(url: string, paths: string[], headers: Record<string, string>, sec
     });
   `;
   return new Promise((resolve, reject) => {
-    const worker = new Worker(code, { eval: true, workerData: { url, paths, headers, seconds, connections: CONNECTIONS } });
+    const worker = new Worker(code, { eval: true, workerData: { url, paths, headers, seconds, connections } });
     worker.once('message', (m: Samples) => {
       resolve(m);
       void worker.terminate();
@@ -143,6 +148,31 @@ async function runEngine(engine: Engine): Promise<Record<string, Latency>> {
     const results: Record<string, Latency> = {};
     for (const [name] of scenarios) {
       const r = (results[name] = summarise(samples.get(name)!));
+      console.log(`  ${name.padEnd(42)} p50 ${r.p50.toFixed(2).padStart(6)} ms  p99 ${r.p99.toFixed(2).padStart(6)} ms  ${Math.round(r.rps).toString().padStart(6)} req/s${r.errors ? `  errors ${r.errors}` : ''}`);
+    }
+
+    // Ingestion alone, then next to 4 connections of worst-case CIDR searches.
+    const cidr = `/v4/events?ip_address=192.0.2.0/24&start=${NOW - 30 * DAY}&end=${NOW}&limit=100`;
+    const ingest = async (seconds: number): Promise<Samples> => {
+      const latencies: number[] = [];
+      let errors = 0;
+      const deadline = performance.now() + seconds * 1000;
+      while (performance.now() < deadline) {
+        const started = performance.now();
+        const res = await postIdentify(url, identifyRequest(service.bootstrap.publicKey));
+        latencies.push(performance.now() - started);
+        if (res.status !== 200) errors++;
+      }
+      return { latencies, errors, seconds };
+    };
+    const alone = summarise([await ingest(DURATION_S / ROUNDS)]);
+    const [busy, searches] = await Promise.all([ingest(DURATION_S / ROUNDS), load(url, [cidr], v4, DURATION_S / ROUNDS, 4)]);
+    const during = summarise([busy]);
+    const searched = summarise([searches]);
+    results['ingestion alone'] = alone;
+    results['ingestion during 4 CIDR searches'] = during;
+    results['worst-case CIDR search (4 connections)'] = searched;
+    for (const [name, r] of [['ingestion alone', alone], ['ingestion during 4 CIDR searches', during], ['worst-case CIDR search (4 conn.)', searched]] as const) {
       console.log(`  ${name.padEnd(42)} p50 ${r.p50.toFixed(2).padStart(6)} ms  p99 ${r.p99.toFixed(2).padStart(6)} ms  ${Math.round(r.rps).toString().padStart(6)} req/s${r.errors ? `  errors ${r.errors}` : ''}`);
     }
     return results;

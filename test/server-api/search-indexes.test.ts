@@ -49,7 +49,7 @@ describe.each(ENGINES)('search indexes (%s)', (engine) => {
   async function plan(query: string): Promise<string> {
     const db = kyselyOf(t.service.ctx.store);
     const search = parseEventSearch(Object.fromEntries(new URLSearchParams(query)), T0);
-    const compiled = searchQuery(db, t.workspaceId, search, undefined, search.limit + 1, true).compile();
+    const compiled = searchQuery(t.service.ctx.store, t.workspaceId, search, search.limit + 1).compile();
     const explain = engine === 'sqlite' ? 'EXPLAIN QUERY PLAN ' : 'EXPLAIN ';
     const result = await db.executeQuery(CompiledQuery.raw(explain + compiled.sql, [...compiled.parameters]));
     return result.rows.map((r) => Object.values(r as object).join(' ')).join('\n');

@@ -193,11 +193,14 @@ describe.each(ENGINES)('GET /v4/events search (%s)', (engine) => {
     expect([...first.body.events.map((e: V4Event) => e.event_id), ...rest]).toEqual(before);
   });
 
-  it('ignores unknown query parameters such as ii', async () => {
+  it('ignores the SDKs\' ii parameter; any other unknown parameter is a 400', async () => {
     const plain = await call(t, 'GET', '/v4/events?visitor_id=visA');
-    const extra = await call(t, 'GET', '/v4/events?visitor_id=visA&ii=tessera-server%2F1.0.0&whatever=1');
+    const extra = await call(t, 'GET', '/v4/events?visitor_id=visA&ii=tessera-server%2F1.0.0');
     expect(extra.status).toBe(200);
     expect(extra.body).toEqual(plain.body);
+    const unknown = await call(t, 'GET', '/v4/events?visitor_id=visA&whatever=1');
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.message).toBe('unsupported filter: whatever');
   });
 
   it.each([

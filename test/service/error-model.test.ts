@@ -53,27 +53,31 @@ describe('error model of the service', () => {
     });
   });
 
+  // The Server API checks the key before it reads a body (a request without one is a 403).
+  const v4Key = () => ({ Authorization: `Bearer ${t.keys.secretKey}` });
+  const v3Key = () => ({ 'Auth-API-Key': t.keys.secretKey });
+
   it('malformed JSON is a 400 request_cannot_be_parsed of the family', async () => {
     const agent = await postIdentify(t.url, null, { rawBody: '{"v":1,' });
     expect(agent.status).toBe(400);
     expect(agent.json).toEqual({ v: 1, error: { code: 'request_cannot_be_parsed', message: 'request body is not valid JSON' } });
 
-    const v4 = await send(t.url, 'PATCH', `/v4/events/${EVENT_ID}`, { body: '{"linked_id": ', headers: json });
+    const v4 = await send(t.url, 'PATCH', `/v4/events/${EVENT_ID}`, { body: '{"linked_id": ', headers: { ...json, ...v4Key() } });
     expect(v4.status).toBe(400);
     expect(v4.body.error.code).toBe('request_cannot_be_parsed');
     expect(Object.keys(v4.body.error)).toEqual(['code', 'message']);
 
-    const v3 = await send(t.url, 'PUT', `/events/${EVENT_ID}`, { body: '{', headers: json });
+    const v3 = await send(t.url, 'PUT', `/events/${EVENT_ID}`, { body: '{', headers: { ...json, ...v3Key() } });
     expect(v3.status).toBe(400);
     expect(v3.body.error.code).toBe('RequestCannotBeParsed');
   });
 
   it('a body over the limit is a 413 payload_too_large of the family', async () => {
-    const v4 = await send(t.url, 'PATCH', `/v4/events/${EVENT_ID}`, { body: HUGE, headers: json });
+    const v4 = await send(t.url, 'PATCH', `/v4/events/${EVENT_ID}`, { body: HUGE, headers: { ...json, ...v4Key() } });
     expect(v4.status).toBe(413);
     expect(v4.body).toEqual({ error: { code: 'payload_too_large', message: 'payload too large' } });
 
-    const v3 = await send(t.url, 'PUT', `/events/${EVENT_ID}`, { body: HUGE, headers: json });
+    const v3 = await send(t.url, 'PUT', `/events/${EVENT_ID}`, { body: HUGE, headers: { ...json, ...v3Key() } });
     expect(v3.status).toBe(413);
     expect(v3.body).toEqual({ error: { code: 'PayloadTooLarge', message: 'payload too large' } });
 
@@ -83,10 +87,10 @@ describe('error model of the service', () => {
   });
 
   it('an unsupported content type is a 400 request_cannot_be_parsed', async () => {
-    const v4 = await send(t.url, 'PATCH', `/v4/events/${EVENT_ID}`, { body: '<x/>', headers: { 'Content-Type': 'application/xml' } });
+    const v4 = await send(t.url, 'PATCH', `/v4/events/${EVENT_ID}`, { body: '<x/>', headers: { 'Content-Type': 'application/xml', ...v4Key() } });
     expect(v4.status).toBe(400);
     expect(v4.body.error.code).toBe('request_cannot_be_parsed');
-    const v3 = await send(t.url, 'PUT', `/events/${EVENT_ID}`, { body: '<x/>', headers: { 'Content-Type': 'application/xml' } });
+    const v3 = await send(t.url, 'PUT', `/events/${EVENT_ID}`, { body: '<x/>', headers: { 'Content-Type': 'application/xml', ...v3Key() } });
     expect(v3.status).toBe(400);
     expect(v3.body.error.code).toBe('RequestCannotBeParsed');
   });

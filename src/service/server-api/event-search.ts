@@ -1,9 +1,10 @@
 /**
  * Runs an `EventSearch` (store/event-search.ts holds the SQL) and turns the rows into a page:
- * payloads in order and the pagination key of the last one when more follow.
+ * payloads in order and the pagination key where the next page starts, when more may follow.
  */
-import { findEventsForSearch } from '../store/event-search.js';
+import { findEventsForSearch, SearchTimeout } from '../store/event-search.js';
 import type { Store } from '../store/index.js';
+import { ApiError, ERRORS } from './errors.js';
 import { encodePaginationKey } from './pagination-key.js';
 import type { EventSearch } from './search-filter.js';
 
@@ -15,12 +16,17 @@ export interface SearchPage {
 }
 
 export async function searchEvents(store: Store, workspaceId: string, s: EventSearch): Promise<SearchPage> {
-  const found = await findEventsForSearch(store, workspaceId, s);
-  const result: SearchPage = { payloads: found.rows.map((r) => r.payload) };
-  const last = found.rows[found.rows.length - 1];
-  if (found.more && last !== undefined) {
-    result.paginationKey = encodePaginationKey({ timestamp: last.timestamp, eventId: last.event_id });
+  let found;
+  try {
+    found = await findEventsForSearch(store, workspaceId, s);
+  } catch (err) {
+    if (err instanceof SearchTimeout) {
+      throw new ApiError(ERRORS.badRequest, 'search too broad: narrow the time window or add a selective filter');
+    }
+    throw err;
   }
+  const result: SearchPage = { payloads: found.rows.map((r) => r.payload) };
+  if (found.next !== undefined) result.paginationKey = encodePaginationKey(found.next);
   if (found.totalHits !== undefined) result.totalHits = found.totalHits;
   return result;
 }

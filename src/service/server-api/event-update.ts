@@ -18,6 +18,24 @@ const NAMES = {
   v3: { linkedId: 'linkedId', tags: 'tag', suspect: 'suspect' },
 } as const;
 
+/**
+ * Keys that address an object's prototype. The JSON parser already refuses `__proto__` (and
+ * `constructor.prototype`); the tags are refused (400) when any of these keys appears at any
+ * depth, so stored tags are plain data that no reader merging them into an object can turn
+ * into a prototype change.
+ */
+const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+function reservedKey(value: unknown): string | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [key, child] of Object.entries(value)) {
+    if (RESERVED_KEYS.has(key)) return key;
+    const nested = reservedKey(child);
+    if (nested !== undefined) return nested;
+  }
+  return undefined;
+}
+
 /** Validates a v4 or v3 update body into the v4 update. Unknown fields are ignored. */
 export function parseEventUpdate(body: unknown, version: 'v4' | 'v3'): EventUpdate {
   const names = NAMES[version];
@@ -38,6 +56,8 @@ export function parseEventUpdate(body: unknown, version: 'v4' | 'v3'): EventUpda
     if (tags === null || typeof tags !== 'object' || Array.isArray(tags)) {
       throw invalid(names.tags, 'expected a JSON object');
     }
+    const reserved = reservedKey(tags);
+    if (reserved !== undefined) throw invalid(names.tags, `key "${reserved}" is not allowed`);
     if (Buffer.byteLength(JSON.stringify(tags)) > MAX_TAGS_JSON_BYTES) {
       throw invalid(names.tags, `larger than ${MAX_TAGS_JSON_BYTES} bytes`);
     }
@@ -67,12 +87,12 @@ export function applyEventUpdate(event: V4Event, update: EventUpdate): V4Event {
 
 export async function updateEvent(
   store: Store,
-  opts: { workspaceId: string; eventId: string; update: EventUpdate; now: number },
+  opts: { workspaceId: string; environmentId: string | null; eventId: string; update: EventUpdate; now: number },
 ): Promise<void> {
   // Compare-and-set on the payload: a concurrent update of the same event makes the write
   // match nothing, and the update is applied again on top of the newer payload.
   for (let attempt = 0; attempt < 5; attempt++) {
-    const row = await findEventForUpdate(store, opts.workspaceId, opts.eventId);
+    const row = await findEventForUpdate(store, opts.workspaceId, opts.eventId, opts.environmentId);
     if (row === undefined) throw new ApiError(ERRORS.eventNotFound);
     if (opts.now - row.timestamp > UPDATE_MAX_AGE_MS) throw new ApiError(ERRORS.stateNotReady);
     const next = applyEventUpdate(JSON.parse(row.payload) as V4Event, opts.update);

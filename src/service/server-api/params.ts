@@ -1,10 +1,11 @@
 /**
  * Pure parsing of Server API query strings and path parameters into typed values. Every
  * failure is a 400 `request_cannot_be_parsed` naming the parameter; unknown parameters (such
- * as the SDKs' `ii`) are never looked at, so they are ignored.
+ * as the SDKs' `ii`) are refused where an endpoint lists what it knows (rejectUnknownParams).
  */
-import { BlockList, isIP } from 'node:net';
-import { invalid } from './errors.js';
+import { isIP } from 'node:net';
+import { cidrSortRange } from '../store/ip-sort.js';
+import { ApiError, ERRORS, invalid } from './errors.js';
 
 /** Fastify's parsed query string: repeated keys become arrays. */
 export type RawQuery = Record<string, string | string[] | undefined>;
@@ -12,6 +13,22 @@ export type RawQuery = Record<string, string | string[] | undefined>;
 const ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 const INTEGER = /^-?\d+$/;
+
+/** The contract's event id: `<13-digit epoch ms>.<6 url-safe chars>`, e.g. `1708102555327.NLOjmg`. */
+const EVENT_ID_PATTERN = /^\d{13}\.[A-Za-z0-9_-]{6}$/;
+
+/** An event (request) id from the path, checked before any lookup: a malformed one is a 400. */
+export function parseEventId(value: string | undefined, name: string): string {
+  if (value === undefined || !EVENT_ID_PATTERN.test(value)) throw invalid(name);
+  return value;
+}
+
+/** Every parameter must be one the endpoint knows: an ignored filter would widen the answer. */
+export function rejectUnknownParams(query: RawQuery, known: ReadonlySet<string>, what = 'unsupported filter'): void {
+  for (const name of Object.keys(query)) {
+    if (!known.has(name)) throw new ApiError(ERRORS.badRequest, `${what}: ${name}`);
+  }
+}
 
 /** An event, request or visitor id from the path. */
 export function parseId(value: string | undefined, name: string): string {
@@ -77,8 +94,8 @@ export function parseTimeParam(query: RawQuery, name: string): number | undefine
   return ms;
 }
 
-/** An IP filter: an exact address (index lookup) or a CIDR range (matched per event). */
-export type IpFilter = { exact: string } | { cidr: string; contains(ip: string): boolean };
+/** An IP filter: an exact address (index lookup) or a CIDR range of `ip_sort` keys. */
+export type IpFilter = { exact: string } | { range: { low: string; high: string } };
 
 export function parseIpFilter(query: RawQuery, name: string): IpFilter | undefined {
   const raw = single(query, name);
@@ -97,16 +114,7 @@ export function parseIpFilter(query: RawQuery, name: string): IpFilter | undefin
     throw invalid(name, 'expected an IP address or CIDR range');
   }
   if (prefix === maxPrefix) return { exact: address };
-  const type = family === 4 ? 'ipv4' : 'ipv6';
-  const list = new BlockList();
-  list.addSubnet(address, prefix, type);
-  return {
-    cidr: raw,
-    contains(ip: string): boolean {
-      const ipFamily = isIP(ip);
-      return ipFamily !== 0 && list.check(ip, ipFamily === 4 ? 'ipv4' : 'ipv6');
-    },
-  };
+  return { range: cidrSortRange(address, prefix) };
 }
 
 export function parseEnumParam<T extends string>(query: RawQuery, name: string, values: readonly T[]): T | undefined {

@@ -13,6 +13,7 @@ import {
   markDeletionDone,
   pruneDoneDeletions,
 } from '../store/visitor-deletions.js';
+import { visitorEnvironmentIds } from '../store/events.js';
 import { deleteVisitor, visitorExists } from '../store/visitors.js';
 import { RateLimited } from '../http/errors.js';
 import { ApiError, ERRORS } from './errors.js';
@@ -41,15 +42,27 @@ function checkLimits(requestTimes: number[], now: number): void {
   }
 }
 
-export async function scheduleVisitorDeletion(store: Store, opts: { workspaceId: string; visitorId: string; now: number }): Promise<void> {
+/**
+ * `environmentId`: the caller's key is scoped to that environment. Deleting a visitor deletes
+ * its events of every environment, so such a key may delete only a visitor seen in its
+ * environment alone; any other visitor is not found for it.
+ */
+export async function scheduleVisitorDeletion(
+  store: Store,
+  opts: { workspaceId: string; environmentId: string | null; visitorId: string; now: number },
+): Promise<void> {
   // Check and insert as one step per workspace, so concurrent requests cannot all pass the
   // limit check (the workspace row is locked for the transaction).
   await store.transaction(async (trx) => {
     const workspace = await lockWorkspaceForDeletion(trx, opts.workspaceId);
     if (workspace === undefined || !workspace.deletionEnabled) throw new ApiError(ERRORS.featureNotEnabled);
     if (!(await visitorExists(trx, opts.workspaceId, opts.visitorId))) throw new ApiError(ERRORS.visitorNotFound);
+    if (opts.environmentId !== null) {
+      const environments = await visitorEnvironmentIds(trx, opts.workspaceId, opts.visitorId);
+      if (environments.length === 0 || environments.some((e) => e !== opts.environmentId)) throw new ApiError(ERRORS.visitorNotFound);
+    }
     checkLimits(await listDeletionRequestTimes(trx, opts.workspaceId, opts.now - DAY_MS), opts.now);
-    await insertVisitorDeletion(trx, opts);
+    await insertVisitorDeletion(trx, { workspaceId: opts.workspaceId, visitorId: opts.visitorId, now: opts.now });
   });
 }
 

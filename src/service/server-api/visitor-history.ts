@@ -17,6 +17,8 @@ export const VISITS_SCAN_LIMIT = { default: 100, max: 500 };
 
 export interface VisitorHistoryQuery {
   visitorId: string;
+  /** The caller's key is scoped to this environment: only its events count. */
+  environmentId: string | null;
   /** Events to scan; undefined = the default. */
   limit?: number;
   paginationKey?: string;
@@ -36,13 +38,25 @@ export async function visitorHistory(
 
   let after: { timestamp: number; eventId: string } | undefined;
   if (q.paginationKey !== undefined) {
-    const timestamp = await findVisitorEventTimestamp(store, { workspaceId, visitorId: q.visitorId, eventId: q.paginationKey });
+    const timestamp = await findVisitorEventTimestamp(store, {
+      workspaceId,
+      visitorId: q.visitorId,
+      eventId: q.paginationKey,
+      environmentId: q.environmentId,
+    });
     if (timestamp === undefined) throw invalid('paginationKey', 'no such event of this visitor');
     after = { timestamp, eventId: q.paginationKey };
   }
 
   // One more than the limit tells whether anything is left after the scanned page.
-  const rows = await scanVisitorEvents(store, { workspaceId, visitorId: q.visitorId, before: q.before, after, limit: limit + 1 });
+  const rows = await scanVisitorEvents(store, {
+    workspaceId,
+    visitorId: q.visitorId,
+    environmentId: q.environmentId,
+    before: q.before,
+    after,
+    limit: limit + 1,
+  });
   const scanned = rows.slice(0, limit);
 
   const matchIndex = scanned.findIndex(

@@ -1,12 +1,21 @@
 /**
- * The event search of the Server API against the events table: every filter is a column
- * condition inside the time window (served by the events indexes), ordered by (timestamp,
- * event_id) so the pagination cursor is exact. A CIDR filter cannot be an index condition on a
- * text column, so it is applied to the rows as they stream by in cursor-ordered batches.
+ * The event search of the Server API against the events table. Every search is bounded: one
+ * statement reads at most `SEARCH_SCAN_BUDGET` events of the time window (in search order,
+ * through the (workspace, time) index or the index of one selective equality filter) and
+ * applies the other filters to those rows only. When the budget is used up before the page is
+ * full, the page ends early and the cursor continues after the last event read, so a broad
+ * filter (a wide CIDR range, a payload signal) pages through the window instead of scanning it
+ * all at once: better-sqlite3 is synchronous, and one long statement would stall ingestion.
+ * PostgreSQL additionally runs the search under `statement_timeout`.
  */
-import type { Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type Expression, type SqlBool } from 'kysely';
 import { internalsOf, type Store } from './handle.js';
-import type { Database } from './schema.js';
+import type { Database, EventsTable } from './schema.js';
+
+/** Events one search statement may read at most (a few milliseconds on SQLite). */
+export const SEARCH_SCAN_BUDGET = 2000;
+/** PostgreSQL: a search statement running longer than this is cancelled. */
+export const SEARCH_STATEMENT_TIMEOUT_MS = 5000;
 
 /** The (timestamp, event_id) of the last event of a page: the next page starts after it. */
 export interface EventCursor {
@@ -16,6 +25,16 @@ export interface EventCursor {
 
 /** Event columns holding a 0/1 signal. */
 type SignalColumn = 'incognito' | 'vpn' | 'tampering' | 'virtual_machine' | 'developer_tools' | 'privacy_settings';
+
+/**
+ * A filter on a field only the payload JSON holds: the value at any of `paths` (`or`) or at
+ * all of them (`and`) equals `value`. An event lacking the field does not match.
+ */
+export interface PayloadCondition {
+  paths: string[][];
+  value: boolean | string;
+  combine: 'or' | 'and';
+}
 
 /** The filters of a search, as the Server API parsed them (server-api/search-filter.ts). */
 export interface EventSearchQuery {
@@ -27,7 +46,8 @@ export interface EventSearchQuery {
   cursor?: EventCursor;
   visitorId?: string;
   linkedId?: string;
-  ip?: { exact: string } | { contains(ip: string): boolean };
+  /** An exact address, or a range of `ip_sort` keys (a CIDR filter). */
+  ip?: { exact: string } | { range: { low: string; high: string } };
   url?: string;
   origin?: string;
   environments?: string[];
@@ -37,6 +57,7 @@ export interface EventSearchQuery {
   minSuspectScore?: number;
   sdkVersion?: string;
   sdkPlatform?: string;
+  payload: PayloadCondition[];
   /** Count matches up to this many. */
   totalHits?: number;
 }
@@ -44,58 +65,81 @@ export interface EventSearchQuery {
 export interface SearchRow {
   event_id: string;
   timestamp: number;
-  ip_address: string | null;
   payload: string;
 }
 
 export interface FoundEvents {
   /** The page's rows, in order. */
   rows: SearchRow[];
-  /** More matches follow the last row. */
-  more: boolean;
+  /** Where the next page starts, when more events may match. */
+  next?: EventCursor;
+  /** Matches up to `totalHits`, counted within the scan budget (a lower bound when reached). */
   totalHits?: number;
 }
 
-const CIDR_BATCH = 500;
+/** Thrown when PostgreSQL cancelled the search at its statement timeout. */
+export class SearchTimeout extends Error {}
 
-function filteredEvents(db: Kysely<Database>, workspaceId: string, s: EventSearchQuery) {
+type Eb = ExpressionBuilder<Database, 'events'>;
+
+/** The one equality filter whose (workspace, filter, time) index drives the scan, if any. */
+function drivingFilter(s: EventSearchQuery): [keyof EventsTable, string] | undefined {
+  if (s.visitorId !== undefined) return ['visitor_id', s.visitorId];
+  if (s.linkedId !== undefined) return ['linked_id', s.linkedId];
+  if (s.ip !== undefined && 'exact' in s.ip) return ['ip_address', s.ip.exact];
+  if (s.url !== undefined) return ['url', s.url];
+  if (s.origin !== undefined) return ['origin', s.origin];
+  return undefined;
+}
+
+function jsonField(engine: Store['engine'], path: string[]): Expression<unknown> {
+  return engine === 'sqlite'
+    ? sql`json_extract(payload, ${`$.${path.join('.')}`})`
+    : sql`(payload::jsonb #>> ${`{${path.join(',')}}`}::text[])`;
+}
+
+function payloadMatch(engine: Store['engine'], eb: Eb, c: PayloadCondition): Expression<SqlBool> {
+  // SQLite's json_extract gives JSON booleans as 1/0; PostgreSQL's #>> gives 'true'/'false'.
+  const wanted = typeof c.value === 'string' ? c.value : engine === 'sqlite' ? (c.value ? 1 : 0) : String(c.value);
+  const parts = c.paths.map((path) => eb(jsonField(engine, path), '=', wanted));
+  return c.combine === 'or' ? eb.or(parts) : eb.and(parts);
+}
+
+/** Every filter except the driving one, applied to the scanned rows. */
+function rowConditions(engine: Store['engine'], eb: Eb, s: EventSearchQuery, driving: keyof EventsTable | undefined) {
+  const c: Expression<SqlBool>[] = [];
+  if (s.visitorId !== undefined && driving !== 'visitor_id') c.push(eb('visitor_id', '=', s.visitorId));
+  if (s.linkedId !== undefined && driving !== 'linked_id') c.push(eb('linked_id', '=', s.linkedId));
+  if (s.ip !== undefined && 'exact' in s.ip && driving !== 'ip_address') c.push(eb('ip_address', '=', s.ip.exact));
+  if (s.ip !== undefined && 'range' in s.ip) c.push(eb.between('ip_sort', s.ip.range.low, s.ip.range.high));
+  if (s.url !== undefined && driving !== 'url') c.push(eb('url', '=', s.url));
+  if (s.origin !== undefined && driving !== 'origin') c.push(eb('origin', '=', s.origin));
+  if (s.environments !== undefined) c.push(eb('environment_id', 'in', s.environments.length ? s.environments : ['']));
+  if (s.suspect !== undefined) c.push(eb('suspect', '=', s.suspect ? 1 : 0));
+  if (s.bot === 'all') c.push(eb('bot', 'in', ['good', 'bad']));
+  else if (s.bot === 'none') c.push(eb('bot', '=', 'not_detected'));
+  else if (s.bot !== undefined) c.push(eb('bot', '=', s.bot));
+  for (const [column, value] of Object.entries(s.signals) as [SignalColumn, boolean][]) c.push(eb(column, '=', value ? 1 : 0));
+  if (s.minSuspectScore !== undefined) c.push(eb('suspect_score', '>=', s.minSuspectScore));
+  if (s.sdkVersion !== undefined) c.push(eb('sdk_version', '=', s.sdkVersion));
+  if (s.sdkPlatform !== undefined) c.push(eb('sdk_platform', '=', s.sdkPlatform));
+  for (const p of s.payload) c.push(payloadMatch(engine, eb, p));
+  return c;
+}
+
+/** The scanned events: at most `budget` of the window after `cursor`, in search order. */
+function scan(store: Store, workspaceId: string, s: EventSearchQuery, cursor: EventCursor | undefined) {
+  const { db } = internalsOf(store);
+  const dir: 'asc' | 'desc' = s.reverse ? 'asc' : 'desc';
+  const cmp = s.reverse ? '>' : '<';
+  const edge = s.reverse ? '>=' : '<=';
+  const driving = drivingFilter(s);
   let q = db
     .selectFrom('events')
     .where('workspace_id', '=', workspaceId)
     .where('timestamp', '>=', s.start)
     .where('timestamp', '<=', s.end);
-  if (s.visitorId !== undefined) q = q.where('visitor_id', '=', s.visitorId);
-  if (s.linkedId !== undefined) q = q.where('linked_id', '=', s.linkedId);
-  if (s.ip !== undefined && 'exact' in s.ip) q = q.where('ip_address', '=', s.ip.exact);
-  if (s.url !== undefined) q = q.where('url', '=', s.url);
-  if (s.origin !== undefined) q = q.where('origin', '=', s.origin);
-  if (s.environments !== undefined) q = q.where('environment_id', 'in', s.environments);
-  if (s.suspect !== undefined) q = q.where('suspect', '=', s.suspect ? 1 : 0);
-  if (s.bot === 'all') q = q.where('bot', 'in', ['good', 'bad']);
-  else if (s.bot === 'none') q = q.where('bot', '=', 'not_detected');
-  else if (s.bot !== undefined) q = q.where('bot', '=', s.bot);
-  for (const [column, value] of Object.entries(s.signals) as [SignalColumn, boolean][]) {
-    q = q.where(column, '=', value ? 1 : 0);
-  }
-  if (s.minSuspectScore !== undefined) q = q.where('suspect_score', '>=', s.minSuspectScore);
-  if (s.sdkVersion !== undefined) q = q.where('sdk_version', '=', s.sdkVersion);
-  if (s.sdkPlatform !== undefined) q = q.where('sdk_platform', '=', s.sdkPlatform);
-  return q;
-}
-
-/** The query for rows of the filtered set after `cursor`, in search order, `size` at a time (exported for the index tests). */
-export function searchQuery(
-  db: Kysely<Database>,
-  workspaceId: string,
-  s: EventSearchQuery,
-  cursor: EventCursor | undefined,
-  size: number,
-  withPayload: boolean,
-) {
-  const dir = s.reverse ? 'asc' : 'desc';
-  const cmp = s.reverse ? '>' : '<';
-  const edge = s.reverse ? '>=' : '<=';
-  let q = filteredEvents(db, workspaceId, s);
+  if (driving !== undefined) q = q.where(driving[0], '=', driving[1]);
   if (cursor !== undefined) {
     q = q
       .where('timestamp', edge, cursor.timestamp)
@@ -106,60 +150,85 @@ export function searchQuery(
         ]),
       );
   }
-  return q
-    .select(['event_id', 'timestamp', 'ip_address'])
-    .$if(withPayload, (qb) => qb.select('payload'))
-    .orderBy('timestamp', dir)
-    .orderBy('event_id', dir)
+  // Only the filter columns: a payload is a few KiB, read for the page's events alone (or
+  // for every scanned one only when a payload filter needs it).
+  const columns = s.payload.length > 0 ? [...FILTER_COLUMNS, 'payload' as const] : FILTER_COLUMNS;
+  const query = q.select(columns).orderBy('timestamp', dir).orderBy('event_id', dir).limit(SEARCH_SCAN_BUDGET);
+  return { query, driving: driving?.[0], dir };
+}
+
+const FILTER_COLUMNS = [
+  'event_id', 'timestamp', 'visitor_id', 'linked_id', 'ip_address', 'ip_sort', 'url', 'origin', 'environment_id', 'suspect',
+  'bot', 'incognito', 'vpn', 'tampering', 'virtual_machine', 'developer_tools', 'privacy_settings', 'suspect_score',
+  'sdk_version', 'sdk_platform',
+] as const satisfies readonly (keyof EventsTable)[];
+
+/** The query for one page of matches (exported for the index tests). */
+export function searchQuery(store: Store, workspaceId: string, s: EventSearchQuery, size: number) {
+  const { db } = internalsOf(store);
+  const scanned = scan(store, workspaceId, s, s.cursor);
+  return db
+    .selectFrom(scanned.query.as('events'))
+    .select(['event_id', 'timestamp'])
+    .where((eb) => eb.and(rowConditions(store.engine, eb as unknown as Eb, s, scanned.driving)))
+    .orderBy('timestamp', scanned.dir)
+    .orderBy('event_id', scanned.dir)
     .limit(size);
 }
 
-/** Up to `wanted` matching rows after `cursor`, applying the CIDR filter batch by batch. */
-async function collect(
-  db: Kysely<Database>,
-  workspaceId: string,
-  s: EventSearchQuery,
-  cursor: EventCursor | undefined,
-  wanted: number,
-  withPayload: boolean,
-): Promise<SearchRow[]> {
-  const ip = s.ip;
-  if (ip === undefined || 'exact' in ip) {
-    return (await searchQuery(db, workspaceId, s, cursor, wanted, withPayload).execute()) as SearchRow[];
+async function runBounded<T>(store: Store, work: (store: Store) => Promise<T>): Promise<T> {
+  if (store.engine !== 'postgres') return work(store);
+  try {
+    return await store.transaction(async (trx) => {
+      await sql`SET LOCAL statement_timeout = ${sql.lit(SEARCH_STATEMENT_TIMEOUT_MS)}`.execute(internalsOf(trx).db);
+      return work(trx);
+    });
+  } catch (err) {
+    if ((err as { code?: string }).code === '57014') throw new SearchTimeout('search cancelled at the statement timeout');
+    throw err;
   }
-  const matches: SearchRow[] = [];
-  const batchSize = Math.max(CIDR_BATCH, wanted);
-  for (;;) {
-    const batch = (await searchQuery(db, workspaceId, s, cursor, batchSize, withPayload).execute()) as SearchRow[];
-    for (const row of batch) {
-      if (row.ip_address !== null && ip.contains(row.ip_address)) {
-        matches.push(row);
-        if (matches.length === wanted) return matches;
-      }
-    }
-    const last = batch[batch.length - 1];
-    if (last === undefined || batch.length < batchSize) return matches;
-    cursor = { timestamp: last.timestamp, eventId: last.event_id };
-  }
-}
-
-async function countHits(db: Kysely<Database>, workspaceId: string, s: EventSearchQuery, cap: number): Promise<number> {
-  if (s.ip !== undefined && !('exact' in s.ip)) {
-    return (await collect(db, workspaceId, s, undefined, cap, false)).length;
-  }
-  const capped = filteredEvents(db, workspaceId, s).select('event_id').limit(cap).as('capped');
-  const row = await db
-    .selectFrom(capped)
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
 }
 
 /** One page of matching events after the search's cursor, and the capped hit count when asked. */
 export async function findEventsForSearch(store: Store, workspaceId: string, s: EventSearchQuery): Promise<FoundEvents> {
-  const { db } = internalsOf(store);
-  const rows = await collect(db, workspaceId, s, s.cursor, s.limit + 1, true);
-  const found: FoundEvents = { rows: rows.slice(0, s.limit), more: rows.length > s.limit };
-  if (s.totalHits !== undefined) found.totalHits = await countHits(db, workspaceId, s, s.totalHits);
-  return found;
+  return runBounded(store, async (store) => {
+    const { db } = internalsOf(store);
+    const rows = await searchQuery(store, workspaceId, s, s.limit + 1).execute();
+    const page = rows.slice(0, s.limit);
+    const payloads = new Map<string, string>();
+    if (page.length > 0) {
+      const ids = page.map((r) => r.event_id);
+      const found = await db.selectFrom('events').select(['event_id', 'payload']).where('workspace_id', '=', workspaceId).where('event_id', 'in', ids).execute();
+      for (const r of found) payloads.set(r.event_id, r.payload);
+    }
+    const found: FoundEvents = {
+      // An event deleted between the two statements is left out.
+      rows: page.flatMap((r) => (payloads.has(r.event_id) ? [{ ...r, payload: payloads.get(r.event_id)! }] : [])),
+    };
+    const last = page[page.length - 1];
+    if (rows.length > s.limit && last !== undefined) {
+      found.next = { timestamp: last.timestamp, eventId: last.event_id };
+    } else {
+      // The page is not full: if the scan used its whole budget, continue after its last event.
+      const scanned = scan(store, workspaceId, s, s.cursor);
+      const lastScanned = await db
+        .selectFrom(scanned.query.as('events'))
+        .select(['event_id', 'timestamp'])
+        .orderBy('timestamp', scanned.dir)
+        .orderBy('event_id', scanned.dir)
+        .offset(SEARCH_SCAN_BUDGET - 1)
+        .limit(1)
+        .executeTakeFirst();
+      if (lastScanned !== undefined) found.next = { timestamp: lastScanned.timestamp, eventId: lastScanned.event_id };
+    }
+    if (s.totalHits !== undefined) {
+      const counted = searchQuery(store, workspaceId, { ...s, cursor: undefined }, s.totalHits).clearSelect().select('event_id');
+      const row = await db
+        .selectFrom(counted.as('hits'))
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      found.totalHits = Number(row.n);
+    }
+    return found;
+  });
 }

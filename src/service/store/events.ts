@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type { V4Event } from '../../events/v4-event.js';
 import { commitTogether, groupWriter } from './group-commit.js';
 import { internalsOf, type Store } from './handle.js';
+import { ipSortKey } from './ip-sort.js';
 import { prepareQuery } from './prepared-query.js';
 import type { Database, EventsTable, WebhookDeliveriesTable } from './schema.js';
 import { deliveryRows, insertDeliveryRows, type NewDelivery } from './webhook-deliveries.js';
@@ -39,6 +40,7 @@ export function eventColumns(
     timestamp: event.timestamp,
     linked_id: event.linked_id ?? null,
     ip_address: event.ip_address ?? null,
+    ip_sort: ipSortKey(event.ip_address),
     url: event.url ?? null,
     origin: originOf(event.url),
     suspect: event.suspect ? 1 : 0,
@@ -128,13 +130,22 @@ export async function getEvent(store: Store, workspaceId: string, eventId: strin
   return payload === undefined ? undefined : (JSON.parse(payload) as V4Event);
 }
 
-/** The stored JSON of one event of a workspace, as text (the Server API serves it without re-serialising). */
-export async function getEventPayload(store: Store, workspaceId: string, eventId: string): Promise<string | undefined> {
+/**
+ * The stored JSON of one event of a workspace, as text (the Server API serves it without
+ * re-serialising); with `environmentId`, only an event of that environment.
+ */
+export async function getEventPayload(
+  store: Store,
+  workspaceId: string,
+  eventId: string,
+  environmentId: string | null = null,
+): Promise<string | undefined> {
   const row = await internalsOf(store)
     .db.selectFrom('events')
     .select('payload')
     .where('event_id', '=', eventId)
     .where('workspace_id', '=', workspaceId)
+    .$if(environmentId !== null, (q) => q.where('environment_id', '=', environmentId!))
     .executeTakeFirst();
   return row?.payload;
 }
@@ -164,17 +175,19 @@ export async function countEvents(store: Store, workspaceId?: string): Promise<n
   return Number(row.n);
 }
 
-/** What an update of an event starts from: its payload, environment and time. */
+/** What an update of an event starts from: its payload, environment and time (with `environmentId`: only in it). */
 export async function findEventForUpdate(
   store: Store,
   workspaceId: string,
   eventId: string,
+  environmentId: string | null = null,
 ): Promise<{ payload: string; environment_id: string; timestamp: number } | undefined> {
   return internalsOf(store)
     .db.selectFrom('events')
     .select(['payload', 'environment_id', 'timestamp'])
     .where('workspace_id', '=', workspaceId)
     .where('event_id', '=', eventId)
+    .$if(environmentId !== null, (q) => q.where('environment_id', '=', environmentId!))
     .executeTakeFirst();
 }
 
@@ -200,7 +213,7 @@ export async function replaceEventPayload(
 /** The time of one event of a visitor (the legacy visitor lookup's pagination point). */
 export async function findVisitorEventTimestamp(
   store: Store,
-  opts: { workspaceId: string; visitorId: string; eventId: string },
+  opts: { workspaceId: string; visitorId: string; eventId: string; environmentId?: string | null },
 ): Promise<number | undefined> {
   const row = await internalsOf(store)
     .db.selectFrom('events')
@@ -208,20 +221,32 @@ export async function findVisitorEventTimestamp(
     .where('workspace_id', '=', opts.workspaceId)
     .where('visitor_id', '=', opts.visitorId)
     .where('event_id', '=', opts.eventId)
+    .$if(opts.environmentId != null, (q) => q.where('environment_id', '=', opts.environmentId!))
     .executeTakeFirst();
   return row?.timestamp;
 }
 
-/** A visitor's events newest first: strictly before `before` and after the (timestamp, event) point `after`. */
+/**
+ * A visitor's events newest first: strictly before `before` and after the (timestamp, event)
+ * point `after`; with `environmentId`, only events of that environment.
+ */
 export async function scanVisitorEvents(
   store: Store,
-  opts: { workspaceId: string; visitorId: string; before?: number; after?: { timestamp: number; eventId: string }; limit: number },
+  opts: {
+    workspaceId: string;
+    visitorId: string;
+    environmentId?: string | null;
+    before?: number;
+    after?: { timestamp: number; eventId: string };
+    limit: number;
+  },
 ): Promise<{ event_id: string; timestamp: number; linked_id: string | null; payload: string }[]> {
   let scan = internalsOf(store)
     .db.selectFrom('events')
     .select(['event_id', 'timestamp', 'linked_id', 'payload'])
     .where('workspace_id', '=', opts.workspaceId)
     .where('visitor_id', '=', opts.visitorId);
+  if (opts.environmentId != null) scan = scan.where('environment_id', '=', opts.environmentId);
   if (opts.before !== undefined) scan = scan.where('timestamp', '<', opts.before);
   if (opts.after !== undefined) {
     const { timestamp, eventId } = opts.after;
@@ -232,6 +257,18 @@ export async function scanVisitorEvents(
       );
   }
   return scan.orderBy('timestamp', 'desc').orderBy('event_id', 'desc').limit(opts.limit).execute();
+}
+
+/** The environments a visitor has events in (an environment-scoped key may delete only its own visitors). */
+export async function visitorEnvironmentIds(store: Store, workspaceId: string, visitorId: string): Promise<string[]> {
+  const rows = await internalsOf(store)
+    .db.selectFrom('events')
+    .select('environment_id')
+    .distinct()
+    .where('workspace_id', '=', workspaceId)
+    .where('visitor_id', '=', visitorId)
+    .execute();
+  return rows.map((r) => r.environment_id);
 }
 
 /** Small batches keep each write transaction short, so ingestion is never blocked for long. */

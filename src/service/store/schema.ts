@@ -74,6 +74,8 @@ export interface EventsTable {
   timestamp: number;
   linked_id: string | null;
   ip_address: string | null;
+  /** `ip_address` as a sortable key (ip-sort.ts), for CIDR ranges (migration 009). */
+  ip_sort: string | null;
   url: string | null;
   origin: string | null;
   suspect: number;

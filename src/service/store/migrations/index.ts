@@ -11,6 +11,7 @@ import * as coveringVisitorIndex from './005-covering-visitor-index.js';
 import * as managementApi from './006-management-api.js';
 import * as encryptionKeys from './007-encryption-keys.js';
 import * as webhooks from './008-webhooks.js';
+import * as searchColumns from './009-search-columns.js';
 
 export const migrations: Record<string, Migration> = {
   '001-core': core,
@@ -21,6 +22,7 @@ export const migrations: Record<string, Migration> = {
   '006-management-api': managementApi,
   '007-encryption-keys': encryptionKeys,
   '008-webhooks': webhooks,
+  '009-search-columns': searchColumns,
 };
 
 export const migrationProvider: MigrationProvider = {
