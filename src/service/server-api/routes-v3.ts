@@ -3,7 +3,6 @@
  * mapping of `src/events/v4-to-v3.ts`.
  */
 import type { FastifyInstance } from 'fastify';
-import type { V4Event } from '../../events/v4-event.js';
 import { toV3Event } from '../../events/v4-to-v3.js';
 import { MAX_REQUEST_BYTES } from '../../protocol/index.js';
 import type { LegacySearchEventsResponse } from '../../server/server-api-types.js';
@@ -15,6 +14,7 @@ import { searchEvents } from './event-search.js';
 import { parseEventUpdate, updateEvent } from './event-update.js';
 import { parseId, parseIntParam, parseStringParam, single, type RawQuery } from './params.js';
 import { parseEventSearch } from './search-filter.js';
+import { parseStoredEvent } from './stored-event.js';
 import { scheduleVisitorDeletion } from './visitor-deletion.js';
 import { VISITS_SCAN_LIMIT, visitorHistory } from './visitor-history.js';
 
@@ -44,7 +44,7 @@ export function registerV3Routes(app: FastifyInstance, ctx: ServiceContext, auth
     delete search.totalHits; // not part of v3
     const page = await auth.read(request, 'v3', (workspaceId) => searchEvents(ctx.store, workspaceId, search));
     const response: LegacySearchEventsResponse = {
-      events: page.payloads.map((p) => toV3Event(JSON.parse(p) as V4Event)),
+      events: page.payloads.map((p) => toV3Event(parseStoredEvent(p))),
     };
     if (page.paginationKey !== undefined) response.paginationKey = page.paginationKey;
     return response;
@@ -54,7 +54,7 @@ export function registerV3Routes(app: FastifyInstance, ctx: ServiceContext, auth
     const requestId = parseId(request.params.request_id, 'request_id');
     const payload = await auth.read(request, 'v3', (workspaceId) => getEventPayload(ctx.store, workspaceId, requestId));
     if (payload === undefined) throw new ApiError(ERRORS.eventNotFound);
-    return toV3Event(JSON.parse(payload) as V4Event);
+    return toV3Event(parseStoredEvent(payload));
   });
 
   app.put<{ Params: IdParams }>('/events/:request_id', { config, bodyLimit: MAX_REQUEST_BYTES }, async (request, reply) => {
