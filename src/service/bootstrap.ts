@@ -3,10 +3,9 @@
  * Management API key. Later starts (and other processes on the same database) read the same
  * records back. A unique settings row makes concurrent first starts create exactly one set.
  */
-import { randomBytes } from 'node:crypto';
 import { createApiKey, getApiKey } from './store/api-keys.js';
 import type { Store } from './store/index.js';
-import { claimSetting, getOrCreateSetting, getSetting, setSetting } from './store/settings.js';
+import { claimSetting, getSetting, setSetting } from './store/settings.js';
 import { createEnvironment, createWorkspace, type Region } from './store/workspaces.js';
 
 export interface Bootstrap {
@@ -27,7 +26,6 @@ interface BootstrapRecord {
 
 const BOOTSTRAP_SETTING = 'bootstrap';
 const PENDING = 'pending';
-const TOKEN_SECRET_SETTING = 'visitor_token_secret';
 
 export async function ensureBootstrap(
   store: Store,
@@ -60,12 +58,6 @@ export async function ensureBootstrap(
   const other = await readBootstrapRecord(store);
   if (!other) throw new Error('bootstrap record missing after a concurrent first start');
   return { bootstrap: await resolveKeys(store, other), created: false };
-}
-
-/** The installation's secret for signing visitor tokens (created once, shared by all processes). */
-export async function visitorTokenSecret(store: Store): Promise<Uint8Array> {
-  const value = await getOrCreateSetting(store, TOKEN_SECRET_SETTING, () => randomBytes(32).toString('base64url'));
-  return new Uint8Array(Buffer.from(value, 'base64url'));
 }
 
 async function readBootstrapRecord(store: Store): Promise<BootstrapRecord | undefined> {

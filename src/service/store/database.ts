@@ -2,11 +2,12 @@
  * Opens the store: SQLite (better-sqlite3, WAL) in the data directory by default, or
  * PostgreSQL when a `postgres://` URL is given. Both go through Kysely with one schema.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import pg from 'pg';
+import { ensurePrivateDir, ensurePrivateFile, type Warn } from './file-modes.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
 import { BACKSTOP_CHECKPOINT_PAGES, startWalCheckpointer } from './wal-checkpointer.js';
@@ -18,6 +19,8 @@ export interface OpenedDatabase {
   engine: Engine;
   /** Where the data lives, for people: the SQLite file or the PostgreSQL URL without password. */
   location: string;
+  /** PostgreSQL: the pool, for its counters. */
+  pool?: pg.Pool;
 }
 
 export const SQLITE_FILE_NAME = 'tessera.sqlite';
@@ -29,7 +32,7 @@ export function isPostgresUrl(url: string | undefined): url is string {
   return !!url && /^postgres(ql)?:\/\//i.test(url);
 }
 
-export function openDatabase(opts: { dataDir: string; databaseUrl?: string; poolSize?: number }): OpenedDatabase {
+export function openDatabase(opts: { dataDir: string; databaseUrl?: string; poolSize?: number; warn?: Warn }): OpenedDatabase {
   if (opts.databaseUrl && !isPostgresUrl(opts.databaseUrl)) {
     throw new Error(`DATABASE_URL must start with postgres:// or postgresql:// (got "${redactUrl(opts.databaseUrl)}")`);
   }
@@ -53,12 +56,18 @@ export function openDatabase(opts: { dataDir: string; databaseUrl?: string; pool
       db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
       engine: 'postgres',
       location: redactUrl(opts.databaseUrl),
+      pool,
     };
   }
+  const warn = opts.warn ?? (() => undefined);
   const dir = resolve(opts.dataDir);
-  mkdirSync(dir, { recursive: true });
+  ensurePrivateDir(dir, warn);
   const file = join(dir, SQLITE_FILE_NAME);
+  const fresh = !existsSync(file);
   const sqlite = new SQLite(file);
+  // Before the WAL files exist: SQLite creates them with the database file's mode.
+  ensurePrivateFile(file, warn, fresh);
+  for (const extra of [`${file}-wal`, `${file}-shm`]) if (existsSync(extra)) ensurePrivateFile(extra, warn);
   sqlite.pragma('journal_mode = WAL');
   // WAL + NORMAL is durable across application crashes; only a power loss can lose the last commits.
   sqlite.pragma('synchronous = NORMAL');
