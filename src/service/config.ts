@@ -30,8 +30,8 @@ export interface ServiceConfig {
   /** Serve the demo page at `/` and its small JSON route; default true. */
   demo?: boolean;
   /**
-   * Longest a request may take to arrive (headers and body), and longest an idle connection
-   * lives; default 30000. A client trickling its body is cut after it.
+   * Longest a request may take to arrive (headers and body); default 30000. A client
+   * trickling its body is cut after it.
    */
   requestTimeoutMs?: number;
   /** Open connections at most; more are refused. Default 10000. */

@@ -28,7 +28,7 @@ export const SERVICE_OPTIONS: OptionSpec[] = [
   { flag: 'log-level', env: 'TESSERA_LOG_LEVEL', kind: 'string', defaultText: DEFAULT_CONFIG.logLevel, help: 'fatal, error, warn, info, debug, trace or silent', config: 'logLevel' },
   { flag: 'trust-proxy', env: 'TESSERA_TRUST_PROXY', kind: 'boolean', defaultText: 'false', help: 'behind a reverse proxy: take client IP, protocol and host from X-Forwarded-* headers', config: 'trustProxy' },
   { flag: 'public-url', env: 'TESSERA_PUBLIC_URL', kind: 'string', help: 'origin pages reach the service at (baked into the CDN agent); default: taken from each request', config: 'publicUrl' },
-  { flag: 'request-timeout-ms', env: 'TESSERA_REQUEST_TIMEOUT_MS', kind: 'integer', defaultText: String(DEFAULT_CONFIG.requestTimeoutMs), help: 'a request must arrive (headers and body) within this; idle connections close after it', config: 'requestTimeoutMs' },
+  { flag: 'request-timeout-ms', env: 'TESSERA_REQUEST_TIMEOUT_MS', kind: 'integer', defaultText: String(DEFAULT_CONFIG.requestTimeoutMs), help: 'a request (headers and body) must arrive within this many milliseconds', config: 'requestTimeoutMs' },
   { flag: 'max-connections', env: 'TESSERA_MAX_CONNECTIONS', kind: 'integer', defaultText: String(DEFAULT_CONFIG.maxConnections), help: 'open connections at most; more are refused', config: 'maxConnections' },
   { flag: 'ops-port', env: 'TESSERA_OPS_PORT', kind: 'integer', help: 'serve /health, /ready and /metrics on this separate port (default: /metrics only to loopback clients of the main port)', config: 'opsPort' },
   { flag: 'ops-host', env: 'TESSERA_OPS_HOST', kind: 'string', defaultText: DEFAULT_CONFIG.opsHost, help: 'interface of the ops listener', config: 'opsHost' },
