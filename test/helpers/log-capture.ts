@@ -1,7 +1,14 @@
 /** A pino destination that keeps every log line, for tests that assert on logs. */
 import { Writable } from 'node:stream';
 
-export function captureLogs(): { destination: Writable; lines: string[]; records(): Record<string, any>[] } {
+export interface LogRecord {
+  level: number;
+  msg?: string;
+  reqId?: string;
+  [field: string]: unknown;
+}
+
+export function captureLogs(): { destination: Writable; lines: string[]; records(): LogRecord[] } {
   const lines: string[] = [];
   const destination = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -9,5 +16,5 @@ export function captureLogs(): { destination: Writable; lines: string[]; records
       done();
     },
   });
-  return { destination, lines, records: () => lines.map((l) => JSON.parse(l) as Record<string, any>) };
+  return { destination, lines, records: () => lines.map((l) => JSON.parse(l) as LogRecord) };
 }

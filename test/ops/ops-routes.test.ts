@@ -3,6 +3,7 @@
  * /metrics (Prometheus text, per service instance), on the main port (metrics to local
  * clients only) or on a separate ops listener.
  */
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kyselyOf } from '../../src/service/store/index.js';
 import { identifyRequest, postIdentify } from '../helpers/identify-request.js';
@@ -63,13 +64,13 @@ describe.each(ENGINES)('ops routes (%s, with Redis)', (engine) => {
 
   it('GET /ready answers 503 naming the failed check: migrations, then Redis', async () => {
     const db = kyselyOf(t.service.ctx.store);
-    const last = await db.selectFrom('kysely_migration' as never).select('name' as never).orderBy('name' as never, 'desc').executeTakeFirstOrThrow();
-    const name = (last as { name: string }).name;
-    await db.deleteFrom('kysely_migration' as never).where('name' as never, '=', name as never).execute();
+    const { rows } = await sql<{ name: string }>`select name from kysely_migration order by name desc limit 1`.execute(db);
+    const name = rows[0]!.name;
+    await sql`delete from kysely_migration where name = ${name}`.execute(db);
     const notMigrated = await get(`${t.url}/ready`);
     expect(notMigrated.status).toBe(503);
     expect(JSON.parse(notMigrated.text)).toEqual({ status: 'unavailable', checks: { database: 'ok', migrations: 'failed', redis: 'ok' } });
-    await db.insertInto('kysely_migration' as never).values({ name, timestamp: new Date().toISOString() } as never).execute();
+    await sql`insert into kysely_migration (name, "timestamp") values (${name}, ${new Date().toISOString()})`.execute(db);
 
     t.service.ctx.redis!.disconnect();
     const noRedis = await get(`${t.url}/ready`);

@@ -67,7 +67,7 @@ describe('secrets and file modes at rest (sqlite)', () => {
     expect(mode(dataDir)).toBe(0o700);
     expect(mode(join(dataDir, SQLITE_FILE_NAME))).toBe(0o600);
     expect(mode(join(dataDir, TOKEN_SECRET_FILE))).toBe(0o600);
-    const warnings = logs.records().filter((r) => r.level === 40 && /tightened the permissions/.test(r.msg));
+    const warnings = logs.records().filter((r) => r.level === 40 && /tightened the permissions/.test(r.msg ?? ''));
     expect(warnings.map((w) => w.path).sort()).toEqual([dataDir, join(dataDir, SQLITE_FILE_NAME), join(dataDir, TOKEN_SECRET_FILE)].sort());
   });
 

@@ -57,7 +57,14 @@ function inputGuard(app: FastifyInstance, _options: unknown, done: () => void): 
       parsed(err as Error, undefined);
     }
   });
-  app.addHook('preValidation', async (request) => checkUrlParameters(request));
+  app.addHook('preValidation', (request, _reply, next) => {
+    try {
+      checkUrlParameters(request);
+      next();
+    } catch (err) {
+      next(err as Error);
+    }
+  });
   done();
 }
 

@@ -18,22 +18,25 @@ function isLocalClient(request: FastifyRequest): boolean {
   return LOOPBACK.test(peer) && request.headers['x-forwarded-for'] === undefined && request.headers.forwarded === undefined;
 }
 
-export async function opsRoutes(
+export function opsRoutes(
   app: FastifyInstance,
   opts: { ctx: ServiceContext; metrics: 'open' | 'local-only' | 'none' },
-): Promise<void> {
+  done: () => void,
+): void {
   const { ctx } = opts;
-  app.get('/health', async () => ({ status: 'ok' }));
+  app.get('/health', (_request, reply) => reply.send({ status: 'ok' }));
 
   app.get('/ready', async (_request, reply) => {
     const { ready, checks } = await checkReadiness(ctx);
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'unavailable', checks });
   });
 
-  if (opts.metrics === 'none') return;
-  app.get('/metrics', async (request, reply) => {
-    if (opts.metrics === 'local-only' && !isLocalClient(request)) throw new NotFound();
-    const registry = ctx.metrics.registry;
-    return reply.type(registry.contentType).send(await registry.metrics());
-  });
+  if (opts.metrics !== 'none') {
+    app.get('/metrics', async (request, reply) => {
+      if (opts.metrics === 'local-only' && !isLocalClient(request)) throw new NotFound();
+      const registry = ctx.metrics.registry;
+      return reply.type(registry.contentType).send(await registry.metrics());
+    });
+  }
+  done();
 }
