@@ -8,12 +8,19 @@
 //     entry (index, app, cli, bootstrap, jobs, config, ...) -> anything below
 //       routes (http, ingestion, server-api, management-api, cdn, demo, ops)
 //         -> domain (identification, event-building, filtering, sealing, webhooks)
-//           -> store (every SQL statement, table types, migrations) -> nothing of ours
+//           -> store (every SQL statement, table types, migrations)
+//             -> types of src/events and src/protocol only
+//   Arrows may skip a layer (a route may call the store; the domain may use the store's types,
+//   as identification/decide-identification.ts does); they never point up.
+//   Top-level helpers (context, logger, config, rate-limiter, package-root) sit beside the entry
+//   but may be used by routes and (context, logger, config) by the domain.
 //   The service may import src/protocol and src/events only, never src/agent or src/server.
+//   Every folder under src/service/ belongs to one layer; a new folder must be added above.
 const ROUTES = '^src/service/(http|ingestion|server-api|management-api|cdn|demo|ops)/';
 const DOMAIN = '^src/service/(identification|event-building|filtering|sealing|webhooks)/';
 const STORE = '^src/service/store/';
 const SERVICE_ENTRY = '^src/service/[^/]+[.]ts$|^src/service/(cli|jobs)/';
+const SHARED = '^src/(events|protocol)/';
 
 module.exports = {
   forbidden: [
@@ -47,9 +54,24 @@ module.exports = {
     },
     {
       name: 'store-depends-on-nothing-of-ours',
+      comment: 'The store sits at the bottom: besides itself it may use only shared wire types.',
       severity: 'error',
       from: { path: STORE },
-      to: { path: '^src/service/', pathNot: STORE },
+      to: { path: '^src/', pathNot: `${STORE}|${SHARED}` },
+    },
+    {
+      name: 'store-uses-only-wire-types',
+      comment: 'From src/events and src/protocol the store takes types, never code.',
+      severity: 'error',
+      from: { path: STORE },
+      to: { path: SHARED, dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'service-folder-has-a-layer',
+      comment: 'A folder under src/service/ that no layer names is unchecked: add it to ROUTES, DOMAIN or SERVICE_ENTRY.',
+      severity: 'error',
+      from: { path: '^src/service/[^/]+/', pathNot: `${ROUTES}|${DOMAIN}|${STORE}|${SERVICE_ENTRY}` },
+      to: {},
     },
     {
       name: 'domain-does-not-reach-up',

@@ -53,7 +53,12 @@ try {
       await (await (window as unknown as W).FingerprintJS.load({ monitoring: false })).get();
       return performance.now() - t0;
     });
-    if (i > 0) ours.push(t.total), peer.push(p), signalsPart.push(t.signals), requestPart.push(t.request);
+    if (i > 0) {
+      ours.push(t.total);
+      peer.push(p);
+      signalsPart.push(t.signals);
+      requestPart.push(t.request);
+    }
   }
   for (let i = 0; i < 3; i++)
     cached.push(

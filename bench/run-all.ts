@@ -170,6 +170,6 @@ for (const { spec, outcome } of results) {
   else if (outcome.status === 'failed') md.push(`Failed: ${outcome.reason}. Last output:`, '', '```', outcome.tail.trim(), '```', '');
   else md.push(statusText(outcome), '');
 }
-writeFileSync(resolve(ROOT, values.out as string), md.join('\n'));
+writeFileSync(resolve(ROOT, values.out), md.join('\n'));
 console.log(`\nwrote ${values.out}`);
 process.exitCode = results.some((r) => r.outcome.status === 'failed') ? 1 : 0;

@@ -28,7 +28,7 @@ if (values.seed === 'tessera-1') console.warn('warning: tessera-1 is the seed th
 const births = new Map<string, number>();
 console.log(`Fitting the ID-origin model: ${values.browsers} browsers, ${values.days} days, seed ${values.seed}`);
 const result = await runSimulation({
-  seed: values.seed as string,
+  seed: values.seed,
   browsers: Number(values.browsers),
   days: Number(values.days),
   concurrency: Number(values.concurrency),

@@ -195,7 +195,6 @@ function languagesWithEdit(rng: Rng, languages: string[]): string[] {
 
 export function generatePopulation(options: PopulationOptions): Population {
   const { seed, days } = options;
-  const rng = new Rng(seed, 'population');
   const households: Household[] = [];
   const devices: Device[] = [];
   const browsers: SimBrowser[] = [];

@@ -23,12 +23,12 @@ const { values } = parseArgs({
     match: { type: 'string', multiple: true, default: [] },
   },
 });
-const overrides = applyMatchOverrides(MATCH, values.match as string[]);
+const overrides = applyMatchOverrides(MATCH, values.match);
 
 const browsers = Number(values.browsers ?? (values.quick ? 2000 : 20000));
 const days = Number(values.days ?? (values.quick ? 30 : 90));
 const concurrency = Number(values.concurrency);
-const seed = values.seed as string;
+const seed = values.seed;
 for (const [name, v] of Object.entries({ browsers, days, concurrency })) {
   if (!Number.isInteger(v) || v <= 0) throw new Error(`--${name} must be a positive integer`);
 }

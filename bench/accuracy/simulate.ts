@@ -141,7 +141,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
         browser: visit.browser, t: visit.t, condition, network: rendered.network, serviceId, score, error,
         exactId: exactHashVisitorId(rendered.signals), cookieId: cookieOnlyVisitorId(visit.jar), oracleId: '',
       };
-      oracleInputs[i] = { browser: visit.browser, t: visit.t, jar: visit.jar, exactId: records[i]!.exactId, network: networkPrefix(rendered.ip) };
+      oracleInputs[i] = { browser: visit.browser, t: visit.t, jar: visit.jar, exactId: records[i].exactId, network: networkPrefix(rendered.ip) };
     };
 
     for (let i = 0; i < plan.length; i++) {

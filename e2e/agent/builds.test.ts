@@ -3,7 +3,7 @@
  * origin: the IIFE by script tag, the ESM build by import, the CDN route of the service, and
  * the endpoint rules (fallback past a dead endpoint, withoutDefault, server errors).
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { kyselyOf } from '../../src/service/store/index.js';
 import type { TestService } from '../../test/helpers/test-service.js';
@@ -15,12 +15,10 @@ import type { PageServer } from './helpers/page-server.js';
 let svc: TestService;
 let site: PageServer;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 
 useAgentSuite((suite) => ({ svc, site, browser } = suite));
-useFreshPage(() => browser, (c, p) => {
-  context = c;
+useFreshPage(() => browser, (_c, p) => {
   page = p;
 });
 

@@ -82,7 +82,7 @@ describe('visitor token', () => {
       const db = await new Promise<IDBDatabase>((resolve, reject) => {
         const r = indexedDB.open('_vid_db');
         r.onsuccess = () => resolve(r.result);
-        r.onerror = () => reject(r.error);
+        r.onerror = () => reject(r.error ?? new Error('indexedDB.open failed'));
       });
       const value = await new Promise((resolve) => {
         const r = db.transaction('kv').objectStore('kv').get('_vid_t');

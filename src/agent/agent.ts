@@ -39,12 +39,12 @@ export const createStart =
       void p.then(() => p == collection && (settled = true));
       return (collection = p);
     };
-    collect();
+    void collect();
     void preconnect(config.endpoints[0]!);
     let token = tokens.read();
 
     async function identify(o: GetOptions, tags: unknown, deadline: number, cacheKey?: string): Promise<GetResult> {
-      if (used && settled) collect();
+      if (used && settled) void collect();
       used = true;
       const { signals, errors } = await collection;
       const h = config.hashing;

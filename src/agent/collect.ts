@@ -1,5 +1,5 @@
 import type { SignalName, Signals } from '../protocol/index.js';
-import { within } from './safe.js';
+import { TIMED_OUT, within } from './safe.js';
 import { SOURCES } from './signals/index.js';
 
 /** Time bound of one source. */
@@ -20,11 +20,11 @@ export async function collectSignals(): Promise<Collected> {
   await Promise.all(
     Object.entries(SOURCES).map(async ([name, source]) => {
       try {
-        const value = await within(Promise.resolve().then(source as () => unknown), SOURCE_TIMEOUT_MS, () => 'timeout');
+        const value = await within(Promise.resolve().then(source as () => unknown), SOURCE_TIMEOUT_MS);
         if (value === undefined || value === null) errors[name] = 'unsupported';
         else signals[name] = value;
       } catch (e) {
-        errors[name] = e === 'timeout' ? 'timeout' : 'error';
+        errors[name] = e === TIMED_OUT ? 'timeout' : 'error';
       }
     }),
   );

@@ -5,8 +5,8 @@ export interface AgentError extends Error {
   event_id: string | null;
 }
 
-// Messages of the contract (compatibility.md), plus Tessera's own codes for option rules the
-// contract leaves unnamed.
+// Messages of the contract (the README's agent error table lists them), plus Tessera's own
+// codes for option rules the contract leaves unnamed.
 const MESSAGES: Record<string, string> = {
   client_timeout: 'Client timeout',
   network_connection: 'Network connection error',

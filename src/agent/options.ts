@@ -1,5 +1,5 @@
 import { fail } from './errors.js';
-import type { CacheStorageName, Region, StartOptions, UrlHashing } from './types.js';
+import type { CacheStorageName, StartOptions, UrlHashing } from './types.js';
 import { unwrap } from './without-default.js';
 import { VERSION } from './version.js';
 
@@ -45,7 +45,7 @@ export function parseOptions(o: StartOptions | undefined, cdn?: CdnDefaults): Co
   for (const e of list as unknown[]) if (!isEndpoint(e)) fail('invalid_endpoint');
   const endpoints = [...(list as string[])];
   // (withoutDefault(undefined) leaves nothing to try: the default stays.)
-  if (!noDefault || !endpoints.length) endpoints.push(cdn ? cdn[1] : REGION_ENDPOINTS[region as Region]);
+  if (!noDefault || !endpoints.length) endpoints.push(cdn ? cdn[1] : REGION_ENDPOINTS[region]);
 
   const prefix = opts.storageKeyPrefix ?? '_vid_';
   if (typeof prefix != 'string') fail('storage_key_prefix_invalid');

@@ -2,9 +2,12 @@
 export const safe = <T>(f: () => T | Promise<T>): Promise<T | undefined> =>
   new Promise<T>((resolve) => resolve(f())).catch(() => undefined);
 
-/** Resolves with `p`'s value, or rejects with `onTimeout()` after `ms`. */
-export const within = <T>(p: Promise<T>, ms: number, onTimeout: () => unknown): Promise<T> =>
+/** What `within` rejects with when time runs out (compared by identity). */
+export const TIMED_OUT = Error('timeout');
+
+/** Resolves with `p`'s value, or rejects with TIMED_OUT after `ms`. */
+export const within = <T>(p: Promise<T>, ms: number): Promise<T> =>
   new Promise<T>((resolve, reject) => {
-    const t = setTimeout(() => reject(onTimeout()), ms);
+    const t = setTimeout(() => reject(TIMED_OUT), ms);
     p.then(resolve, reject).finally(() => clearTimeout(t));
   });

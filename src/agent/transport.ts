@@ -27,7 +27,7 @@ export async function send(endpoints: string[], request: IdentifyRequest, deadli
       status = res.status;
       const text = await res.text();
       try {
-        json = JSON.parse(text);
+        json = JSON.parse(text) as typeof json; // checked field by field below
       } catch {
         json = undefined;
       }

@@ -28,11 +28,11 @@ export function visitorTokenStore(prefix: string) {
         }`),
     ],
     [() => localStorage.getItem(key), (v) => localStorage.setItem(key, v)],
-    [() => within(idbGet(key, idb()), IDB_READ_MS, () => 0), (v) => idbSet(key, v, idb())],
+    [() => within(idbGet(key, idb()), IDB_READ_MS), (v) => idbSet(key, v, idb())],
   ];
 
   const write = (token: string, skip: unknown[] = []) =>
-    Promise.all(stores.map(([, w], i) => skip[i] !== token && safe(() => w(token))));
+    Promise.all(stores.filter((_, i) => skip[i] !== token).map(([, w]) => safe(() => w(token))));
 
   return {
     async read(): Promise<string | undefined> {

@@ -1,5 +1,6 @@
 export type * from './v4-event.js';
 export type * from './v3-event.js';
+export type * from './server-api.js';
 export {
   toV3Visit,
   toV3IdentificationData,

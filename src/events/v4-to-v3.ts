@@ -1,7 +1,7 @@
 /**
- * The v4 -> v3 field mapping of the contract (interface.md, "Field mapping"), as pure
- * functions. Tessera stores only v4 events; the legacy Server API and legacy webhooks derive
- * their payloads here.
+ * The v4 -> v3 field mapping of the interface contract (shared/spec/interface.md, outside this
+ * repository, "Field mapping"), as pure functions. Tessera stores only v4 events; the legacy
+ * Server API and legacy webhooks derive their payloads here.
  */
 import type { IpInfoEntry, V4Event, Window3 } from './v4-event.js';
 import type {
@@ -258,7 +258,7 @@ export function toV3Products(e: V4Event): V3Products {
   if (e.velocity !== undefined) {
     p.velocity = {
       data: Object.fromEntries(
-        Object.entries(e.velocity).map(([k, w]) => [camelKey(k), velocityWindows(w)]),
+        (Object.entries(e.velocity) as [string, Window3][]).map(([k, w]) => [camelKey(k), velocityWindows(w)]),
       ),
     };
   }

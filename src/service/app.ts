@@ -13,8 +13,10 @@ import { serverApiRoutes } from './server-api/index.js';
 
 /** Fastify with what every listener of the service shares: logger, limits, request ids, errors, input checks. */
 async function baseApp(ctx: ServiceContext): Promise<FastifyInstance> {
+  // Typed as Fastify's base logger so that the app is a plain FastifyInstance.
+  const loggerInstance: FastifyBaseLogger = ctx.logger;
   const app = Fastify({
-    loggerInstance: ctx.logger as FastifyBaseLogger,
+    loggerInstance,
     trustProxy: ctx.config.trustProxy,
     genReqId: requestIdGenerator(ctx.config.trustProxy),
     // Requests still in flight when close() is called get to finish; idle keep-alives are cut.

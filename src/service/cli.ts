@@ -3,7 +3,7 @@
  * `keys list|create|disable|enable` work on the database directly. Every option can also come
  * from an environment variable; `--json` prints for scripts what is otherwise printed for people.
  */
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ensureBootstrap } from './bootstrap.js';
 import { ALL_OPTIONS, GENERAL_OPTIONS, KEY_OPTIONS, SERVICE_OPTIONS, serviceConfigFrom, type OptionSpec, optionValue } from './cli/options.js';
 import { resolveConfig, type ResolvedConfig, type ServiceConfig } from './config.js';
@@ -36,9 +36,9 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<void> {
       args: argv,
       allowPositionals: true,
       strict: true,
-      options: Object.fromEntries(
+      options: Object.fromEntries<NonNullable<ParseArgsConfig['options']>[string]>(
         ALL_OPTIONS.map((o) => [o.flag, { type: o.kind === 'boolean' ? 'boolean' : 'string', ...(o.short ? { short: o.short } : {}) }]),
-      ) as Parameters<typeof parseArgs>[0] extends infer P ? (P extends { options?: infer O } ? O : never) : never,
+      ),
     }) as { values: Values; positionals: string[] });
   } catch (err) {
     return fail(io, `${(err as Error).message}\nRun "tessera --help" for the commands and options.`);

@@ -118,7 +118,7 @@ async function connectRedis(url: string, logger: ServiceContext['logger']): Prom
     await redis.connect();
   } catch (err) {
     redis.disconnect();
-    throw new Error(`cannot connect to Redis at ${redactUrl(url)}: ${(lastError ?? (err as Error)).message}`);
+    throw new Error(`cannot connect to Redis at ${redactUrl(url)}: ${(lastError ?? (err as Error)).message}`, { cause: err });
   }
   return redis;
 }

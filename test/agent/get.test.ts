@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { isAgentError, start, withoutDefault, type StartOptions } from '../../src/agent/index.js';
 import { VERSION } from '../../src/agent/version.js';
@@ -176,9 +177,9 @@ describe('endpoints and errors', () => {
   });
 
   test.each([
-    ['HTML with 200', (res: import('node:http').ServerResponse) => res.end('<html>hello</html>')],
-    ['JSON without visitor_id', (res: import('node:http').ServerResponse) => json(res, 200, { v: 1, event_id: 'x' })],
-    ['an HTML 404', (res: import('node:http').ServerResponse) => (res.writeHead(404), res.end('<h1>Not found</h1>'))],
+    ['HTML with 200', (res: ServerResponse) => res.end('<html>hello</html>')],
+    ['JSON without visitor_id', (res: ServerResponse) => json(res, 200, { v: 1, event_id: 'x' })],
+    ['an HTML 404', (res: ServerResponse) => (res.writeHead(404), res.end('<h1>Not found</h1>'))],
   ])('%s -> bad_response_format', async (_, reply) => {
     stub.reply = (_b, res) => reply(res);
     expect(await rejection(agent().get())).toMatchObject({

@@ -1,4 +1,4 @@
-/** Every test vector of /work/shared/spec/filtering-rules.md, table-driven. */
+/** Every test vector of the interface contract's filtering rules (shared/spec/filtering-rules.md, outside this repository), table-driven. */
 import { describe, expect, it } from 'vitest';
 import { compile, ExprError } from '../../src/service/filtering/expr/index.js';
 import { failure, run } from './helpers.js';

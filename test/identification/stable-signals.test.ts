@@ -4,7 +4,7 @@
  * (smart-signal inputs) does not.
  */
 import { describe, expect, test } from 'vitest';
-import { SIGNALS, type Shape, type Signals } from '../../src/protocol/signals.js';
+import { SIGNALS, type Shape } from '../../src/protocol/signals.js';
 import { extractFeatures } from '../../src/service/identification/features.js';
 
 /** Two different valid values of a shape. */
@@ -28,7 +28,7 @@ function sample(shape: Shape, variant: 0 | 1): unknown {
 describe('identification reads exactly the stable signals', () => {
   for (const [name, spec] of Object.entries(SIGNALS)) {
     test(`${name} (${spec.stable ? 'stable' : 'not stable'})`, () => {
-      const [a, b] = ([0, 1] as const).map((variant) => extractFeatures({ [name]: sample(spec.shape, variant) } as Signals));
+      const [a, b] = ([0, 1] as const).map((variant) => extractFeatures({ [name]: sample(spec.shape, variant) }));
       expect(a!.exactHash !== b!.exactHash).toBe(spec.stable);
       expect(Object.keys(a!.values).length > 0).toBe(spec.stable);
     });

@@ -75,7 +75,7 @@ export interface ApiResponse {
   status: number;
   headers: Headers;
   /** Parsed JSON, or the raw text when the body is not JSON (undefined when empty). */
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  body: any;
   text: string;
 }
 

@@ -114,7 +114,7 @@ describe.each(ENGINES)('Server API clients against the service (%s)', (engine) =
       const seen: string[] = [];
       // A real fetch that redirects the regional origin to the test service.
       const viaTestService: typeof fetch = (input, init) => {
-        const url = String(input);
+        const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
         seen.push(url);
         return fetch(url.replace(REGION_BASE_URLS.eu, t.url), init);
       };

@@ -5,6 +5,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CDN_API_KEY_PLACEHOLDER, CDN_ENDPOINT_PLACEHOLDER } from '../../src/protocol/cdn.js';
 import { bakeBundle, createBundleCache } from '../../src/service/cdn/agent-bundle.js';
@@ -18,7 +19,7 @@ describe('agent bundle baking', () => {
     const baked = bakeBundle(source, { apiKey: 'KEY123', endpoint: `https://x.example/'"</script>\u2028` });
     expect(baked).not.toContain('__TESSERA_');
     // Evaluating the baked source gives back the exact values in both quote styles.
-    const values = new Function(`${baked} return [a, b, c];`)() as string[];
+    const values = JSON.parse(runInNewContext(`${baked} JSON.stringify([a, b, c]);`) as string) as string[];
     expect(values).toEqual(['KEY123', `https://x.example/'"</script>\u2028`, `https://x.example/'"</script>\u2028`]);
     expect(baked).not.toContain('</script>');
   });

@@ -18,7 +18,7 @@ describe.each(ENGINES)('graceful shutdown (%s)', (engine) => {
       // Send the headers and half of the body: the request is now in flight on the server.
       const socket = connect(Number(url.port), url.hostname);
       let response = '';
-      socket.on('data', (d) => (response += d));
+      socket.on('data', (d: Buffer) => (response += d.toString()));
       const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
       await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
       socket.write(

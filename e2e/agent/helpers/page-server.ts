@@ -38,7 +38,7 @@ export interface PageServer {
 }
 
 export async function startPageServer(): Promise<PageServer> {
-  const server: Server = createServer(async (req, res) => {
+  const server: Server = createServer((req, res) => void (async () => {
     const url = new URL(req.url!, 'http://x');
     const dir = url.pathname.startsWith('/dist/') ? DIST : url.pathname.startsWith('/peer/') ? PEER_DIST : undefined;
     if (dir) {
@@ -54,7 +54,7 @@ export async function startPageServer(): Promise<PageServer> {
     if (url.pathname === '/favicon.ico') return void res.writeHead(404).end();
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(page(url));
-  });
+  })());
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

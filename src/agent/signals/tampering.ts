@@ -22,7 +22,8 @@ export const tampering = () => {
     ua_platform_mismatch: !!ua && others.some((o) => o && o != ua),
     overridden_natives: NATIVES.filter((name) => {
       const [cls, member] = name.split('.') as [string, string];
-      const d = Object.getOwnPropertyDescriptor((window as never as Record<string, { prototype?: object }>)[cls]?.prototype || {}, member);
+      // Typed as plain values: the getter is inspected, never called.
+      const d: { get?: unknown; value?: unknown } | undefined = Object.getOwnPropertyDescriptor((window as never as Record<string, { prototype?: object }>)[cls]?.prototype || {}, member);
       return d && !isNative(d.get || d.value);
     }),
   };

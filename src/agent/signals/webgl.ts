@@ -12,7 +12,7 @@ export const webgl = async () => {
   if (!gl) return;
   const g = gl as unknown as Record<string, number>;
   const info = gl.getExtension('WEBGL_debug_renderer_info');
-  const values: unknown[] = PARAMS.map((p) => gl.getParameter(g[p]!));
+  const values: unknown[] = PARAMS.map((p): unknown => gl.getParameter(g[p]!));
   for (const shader of [gl.VERTEX_SHADER, gl.FRAGMENT_SHADER])
     for (const precision of [gl.LOW_FLOAT, gl.MEDIUM_FLOAT, gl.HIGH_FLOAT, gl.LOW_INT, gl.MEDIUM_INT, gl.HIGH_INT]) {
       const f = gl.getShaderPrecisionFormat(shader, precision);

@@ -1,6 +1,7 @@
 /**
  * The CLI's options, once: each with its flag, environment variable, default and help text.
- * `--help`, the argument parser and the README table all come from this list.
+ * `--help` and the argument parser come from this list; test/docs/configuration-table.test.ts
+ * checks the table of docs/configuration.md against it.
  */
 import { DEFAULT_CONFIG, type ServiceConfig } from '../config.js';
 
@@ -87,5 +88,5 @@ export function serviceConfigFrom(values: Record<string, string | boolean | unde
     if (spec.config) config[spec.config] = value;
     if (spec.flag === 'no-demo') config.demo = !value;
   }
-  return config as ServiceConfig;
+  return config;
 }

@@ -1,5 +1,5 @@
 /**
- * The APIs of the service answer errors in different shapes (compatibility.md). A route names
+ * The APIs of the service answer errors in different shapes (docs/errors.md). A route names
  * its family in its config (`config: { errorFamily: 'v4' }`); a request no route matched
  * (unknown URL or method) gets the family of its URL prefix. Adding a family is one entry in
  * `FAMILIES`, and one in `PREFIXES` when it owns a prefix.

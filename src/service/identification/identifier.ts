@@ -15,14 +15,10 @@ import { createVisitorTokenCodec } from './visitor-token.js';
 
 export interface IdentifyInput {
   workspaceId: string;
-  environmentId: string;
   signals: Signals;
   /** The visitor token the agent sent back, unverified. */
   token?: string;
   ip: string;
-  /** Accepted for the record; matching uses the languages signal, which the header mirrors. */
-  acceptLanguage?: string;
-  userAgentHeader?: string;
   /** ms, from ctx.clock(). */
   now: number;
 }

@@ -15,7 +15,7 @@ export function networkPrefix(ip: string | undefined): string | null {
     const headParts = head ? head.split(':') : [];
     const tailParts = tail ? tail.split(':') : [];
     const missing = 8 - headParts.length - tailParts.length;
-    const parts = address.includes('::') ? [...headParts, ...Array(Math.max(0, missing)).fill('0'), ...tailParts] : headParts;
+    const parts = address.includes('::') ? [...headParts, ...Array<string>(Math.max(0, missing)).fill('0'), ...tailParts] : headParts;
     return `v6:${parts.slice(0, 4).map((p) => p.replace(/^0+(?=.)/, '')).join(':')}`;
   }
   return null;

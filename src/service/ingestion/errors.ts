@@ -1,7 +1,7 @@
 /**
  * The agent endpoint's own error kinds; with the common ones (request_cannot_be_parsed,
  * wrong_region, payload_too_large, too_many_requests, failed) they are the contract's codes
- * (compatibility.md), which the agent passes to the page unchanged.
+ * (docs/errors.md), which the agent passes to the page unchanged.
  */
 import { Forbidden, type ErrorKind } from '../http/errors.js';
 

@@ -87,12 +87,9 @@ export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: Service
     const userAgentHeader = request.headers['user-agent'];
     const outcome = await ctx.identifier.identify({
       workspaceId: key.workspace_id,
-      environmentId,
       signals: body.signals,
       token: body.token,
       ip,
-      acceptLanguage: request.headers['accept-language'],
-      userAgentHeader,
       now,
     });
     ctx.metrics.identified(outcome.path);

@@ -1,5 +1,5 @@
 /**
- * The Server API's error kinds: the contract's table (compatibility.md), v4 and v3 codes side
+ * The Server API's error kinds: the contract's table (docs/errors.md), v4 and v3 codes side
  * by side. Routes throw them as `ApiError`s; the service's error plugin renders them in the
  * endpoint's family (v4, v3, or the v3 visitor lookup's plain text).
  */

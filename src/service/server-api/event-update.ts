@@ -5,7 +5,7 @@
  */
 import type { V4Event } from '../../events/v4-event.js';
 import { MAX_LINKED_ID_LENGTH, MAX_TAGS_JSON_BYTES, type TagValue } from '../../protocol/index.js';
-import type { EventUpdate } from '../../server/server-api-types.js';
+import type { EventUpdate } from '../../events/server-api.js';
 import { findEventForUpdate, replaceEventPayload } from '../store/events.js';
 import type { Store } from '../store/index.js';
 import { ApiError, ERRORS, invalid } from './errors.js';

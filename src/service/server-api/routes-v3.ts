@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { toV3Event } from '../../events/v4-to-v3.js';
 import { MAX_REQUEST_BYTES } from '../../protocol/index.js';
-import type { LegacySearchEventsResponse } from '../../server/server-api-types.js';
+import type { LegacySearchEventsResponse } from '../../events/server-api.js';
 import type { ServiceContext } from '../context.js';
 import type { Authenticator } from './auth.js';
 import { ApiError, ERRORS } from './errors.js';

@@ -7,7 +7,7 @@
  * only when a pagination parameter was used and more events are left to scan.
  */
 import { toV3Visit } from '../../events/v4-to-v3.js';
-import type { VisitorHistory } from '../../server/server-api-types.js';
+import type { VisitorHistory } from '../../events/server-api.js';
 import { findVisitorEventTimestamp, scanVisitorEvents } from '../store/events.js';
 import type { Store } from '../store/index.js';
 import { invalid } from './errors.js';

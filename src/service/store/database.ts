@@ -42,7 +42,7 @@ export function openDatabase(opts: { dataDir: string; databaseUrl?: string; pool
       max: opts.poolSize ?? 10,
       // Times are bigint milliseconds and counts are int8: both fit a JS number.
       types: {
-        getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
           oid === PG_INT8_OID || oid === PG_NUMERIC_OID
             ? (value: string) => Number(value)
             : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
@@ -131,7 +131,7 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
     const what = failed ? `database migration ${failed.migrationName} failed` : 'cannot migrate the database';
-    throw new Error(`${what}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`${what}: ${error instanceof Error ? error.message : JSON.stringify(error)}`);
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

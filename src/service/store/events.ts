@@ -57,7 +57,7 @@ export function eventColumns(
 }
 
 /** Every column of the events table, in the order eventColumns writes them. */
-const EVENT_COLUMNS = Object.keys(eventColumns({ event_id: '', timestamp: 0 } as V4Event, { workspaceId: '', environmentId: '' })) as (keyof EventsTable)[];
+const EVENT_COLUMNS = Object.keys(eventColumns({ event_id: '', timestamp: 0 }, { workspaceId: '', environmentId: '' })) as (keyof EventsTable)[];
 
 // Ingestion writes one event per request: compiled once (prepared-query.ts).
 const insertEventQuery = prepareQuery((db: Kysely<Database>, param) =>

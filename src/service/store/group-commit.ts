@@ -27,7 +27,7 @@ const MAX_GROUP = 500;
 
 /** Collects items per event-loop turn and writes them with `writeAll`, or one by one with `writeOne` after a failure. */
 export function groupWriter<T>(writeAll: (items: T[]) => Promise<unknown>, writeOne: (item: T) => Promise<unknown>): GroupWriter<T> {
-  let queue: Pending<T>[] = [];
+  const queue: Pending<T>[] = [];
   let scheduled = false;
 
   const flush = async (): Promise<void> => {

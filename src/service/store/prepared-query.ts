@@ -26,7 +26,7 @@ class Param {
  * by name on each call.
  */
 export function prepareQuery<R>(
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parameter marker stands for a value of any column type
   build: (db: Kysely<Database>, param: (name: string) => any) => { compile(db: Kysely<Database>): CompiledQuery<R> },
 ): PreparedQuery<R> {
   return async (store, values) => {

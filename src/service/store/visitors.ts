@@ -123,8 +123,7 @@ export async function findCandidates(
  * The statements of a visit are prepared (prepared-query.ts): their SQL text is the same
  * whatever the number of keys, which come as one JSON array parameter (`keyList`).
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Param = (name: string) => any;
+type Param = <T>(name: string) => T;
 
 type Write = (qc: QueryCreator<Database>, p: Param, engine: Engine) => Compilable;
 
@@ -156,8 +155,8 @@ const updateVisitorRow = (qc: QueryCreator<Database>, p: Param) =>
       // NULL (a visit without its own token) keeps the last one.
       last_token_at: sql<number | null>`coalesce(${p('tokenAt')}, last_token_at)`,
     })
-    .where('visitor_id', '=', p('visitorId'))
-    .where('workspace_id', '=', p('workspaceId'));
+    .where('visitor_id', '=', p<string>('visitorId'))
+    .where('workspace_id', '=', p<string>('workspaceId'));
 
 /** Writes the keys of `freshKeys` with last_seen_at = now (an empty array writes none). */
 const upsertKeys = (qc: QueryCreator<Database>, p: Param, engine: Engine) =>
@@ -176,9 +175,9 @@ const upsertKeys = (qc: QueryCreator<Database>, p: Param, engine: Engine) =>
 const deleteStaleKeys = (qc: QueryCreator<Database>, p: Param, engine: Engine) =>
   qc
     .deleteFrom('visitor_keys')
-    .where('visitor_id', '=', p('visitorId'))
-    .where('workspace_id', '=', p('workspaceId'))
-    .where('last_seen_at', '<', p('staleBefore'))
+    .where('visitor_id', '=', p<string>('visitorId'))
+    .where('workspace_id', '=', p<string>('workspaceId'))
+    .where('last_seen_at', '<', p<number>('staleBefore'))
     .where(sql<boolean>`key not in (${keyList(engine, p, 'keys')})`)
     .where(sql<boolean>`${p('dropStale')} = 1`);
 
@@ -196,9 +195,11 @@ const deleteStaleKeysQuery = onSqlite(deleteStaleKeys);
  */
 const onPostgres = (writes: Write[]) =>
   prepareQuery((db, p) => {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    // Kysely adds each CTE to the creator's schema type, which a loop cannot name, and its types do
+    // not accept a Write (a Compilable) as a CTE body; no CTE is read back (the statement selects 1).
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the schema type grows per CTE (above)
     let creator: QueryCreator<any> = db;
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-argument -- untyped CTE chain (above)
     writes.forEach((write, i) => (creator = creator.with(`write${i}`, (qc) => write(qc, p, 'postgres') as any)));
     return creator.selectNoFrom(sql<number>`1`.as('done'));
   });

@@ -1,7 +1,7 @@
 /** Core tables: workspaces, environments, API keys, filtering rules, settings and events. */
 import type { Kysely } from 'kysely';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kysely migrations take Kysely<any>: they must not depend on the current schema type
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('workspaces')
@@ -96,7 +96,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   }
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kysely migrations take Kysely<any>: they must not depend on the current schema type
 export async function down(db: Kysely<any>): Promise<void> {
   for (const table of ['events', 'settings', 'filtering_rules', 'api_keys', 'environments', 'workspaces']) {
     await db.schema.dropTable(table).execute();
