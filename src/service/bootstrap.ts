@@ -6,10 +6,9 @@
  * Secret and management tokens are stored only as hashes: only the start that creates them
  * can return them. Later starts return the key ids (and the public key, which is kept plain).
  */
-import { randomBytes } from 'node:crypto';
 import { createApiKey, getApiKey } from './store/api-keys.js';
 import type { Store } from './store/index.js';
-import { claimSetting, getOrCreateSetting, getSetting, setSetting } from './store/settings.js';
+import { claimSetting, getSetting, setSetting } from './store/settings.js';
 import { createEnvironment } from './store/environments.js';
 import { createWorkspace, type Region } from './store/workspaces.js';
 
@@ -35,7 +34,6 @@ interface BootstrapRecord {
 
 const BOOTSTRAP_SETTING = 'bootstrap';
 const PENDING = 'pending';
-const TOKEN_SECRET_SETTING = 'visitor_token_secret';
 
 export async function ensureBootstrap(
   store: Store,
@@ -74,12 +72,6 @@ export async function ensureBootstrap(
   const other = await readBootstrapRecord(store);
   if (!other) throw new Error('bootstrap record missing after a concurrent first start');
   return { bootstrap: await readBack(store, other), created: false };
-}
-
-/** The installation's secret for signing visitor tokens (created once, shared by all processes). */
-export async function visitorTokenSecret(store: Store): Promise<Uint8Array> {
-  const value = await getOrCreateSetting(store, TOKEN_SECRET_SETTING, () => randomBytes(32).toString('base64url'));
-  return new Uint8Array(Buffer.from(value, 'base64url'));
 }
 
 async function readBootstrapRecord(store: Store): Promise<BootstrapRecord | undefined> {

@@ -1,4 +1,5 @@
 /** The service's configuration and its defaults. */
+import type { DestinationStream } from 'pino';
 import type { Region } from './store/workspaces.js';
 
 export interface ServiceConfig {
@@ -42,6 +43,19 @@ export interface ServiceConfig {
   webhookCaFile?: string;
   /** Webhook worker timing; the defaults suit production, tests shorten them. */
   webhookTiming?: Partial<WebhookTiming>;
+  /**
+   * Longest a request may take to arrive (headers and body); default 30000. A client
+   * trickling its body is cut after it.
+   */
+  requestTimeoutMs?: number;
+  /** Open connections at most; more are refused. Default 10000. */
+  maxConnections?: number;
+  /** A separate listener for /health, /ready and /metrics (0 = a random free port); default: none. */
+  opsPort?: number;
+  /** Interface of the ops listener; default '127.0.0.1'. */
+  opsHost?: string;
+  /** Where logs go; default standard output. For embedding and tests. */
+  logDestination?: DestinationStream;
 }
 
 export interface WebhookTiming {
@@ -55,7 +69,7 @@ export interface WebhookTiming {
   pollMs: number;
 }
 
-type OptionalSettings = 'databaseUrl' | 'redisUrl' | 'publicUrl' | 'masterKey' | 'webhookCaFile';
+type OptionalSettings = 'databaseUrl' | 'redisUrl' | 'publicUrl' | 'masterKey' | 'webhookCaFile' | 'opsPort' | 'logDestination';
 
 export type ResolvedConfig = Required<Omit<ServiceConfig, OptionalSettings | 'webhookTiming'>> &
   Pick<ServiceConfig, OptionalSettings> & { webhookTiming: WebhookTiming };
@@ -71,6 +85,9 @@ export const DEFAULT_CONFIG = {
   trustProxy: false,
   demo: true,
   allowPrivateWebhookTargets: false,
+  requestTimeoutMs: 30_000,
+  maxConnections: 10_000,
+  opsHost: '127.0.0.1',
 } as const satisfies Partial<ServiceConfig>;
 
 export function resolveConfig(config: ServiceConfig = {}): ResolvedConfig {
@@ -83,6 +100,11 @@ export function resolveConfig(config: ServiceConfig = {}): ResolvedConfig {
   };
   if (!['us', 'eu', 'ap'].includes(resolved.region)) throw new Error(`region must be us, eu or ap (got "${resolved.region}")`);
   if (!Number.isInteger(resolved.port) || resolved.port < 0 || resolved.port > 65535) throw new Error(`port must be 0-65535 (got ${resolved.port})`);
+  if (resolved.opsPort !== undefined && (!Number.isInteger(resolved.opsPort) || resolved.opsPort < 0 || resolved.opsPort > 65535)) {
+    throw new Error(`ops port must be 0-65535 (got ${resolved.opsPort})`);
+  }
+  if (!(resolved.requestTimeoutMs > 0)) throw new Error(`request timeout must be positive (got ${resolved.requestTimeoutMs})`);
+  if (!(resolved.maxConnections > 0)) throw new Error(`max connections must be positive (got ${resolved.maxConnections})`);
   if (!(resolved.retentionDays > 0)) throw new Error(`retention days must be positive (got ${resolved.retentionDays})`);
   if (resolved.publicUrl) resolved.publicUrl = new URL(resolved.publicUrl).origin;
   return resolved;

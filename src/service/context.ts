@@ -6,6 +6,7 @@ import type { ResolvedConfig } from './config.js';
 import type { RateLimiter } from './rate-limiter.js';
 import type { ExpressionEvaluator } from './filtering/evaluator.js';
 import type { Identifier } from './identification/identifier.js';
+import type { ServiceMetrics } from './ops/metrics.js';
 import type { Store } from './store/index.js';
 
 export interface ServiceContext {
@@ -25,4 +26,6 @@ export interface ServiceContext {
   masterKey: Uint8Array | undefined;
   /** Set when REDIS_URL is configured. */
   redis?: Redis;
+  /** This instance's Prometheus metrics (ops/metrics.ts). */
+  metrics: ServiceMetrics;
 }

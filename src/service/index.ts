@@ -4,20 +4,22 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
-import { buildApp } from './app.js';
-import { type Bootstrap, ensureBootstrap, visitorTokenSecret } from './bootstrap.js';
+import { buildApp, buildOpsApp } from './app.js';
+import { type Bootstrap, ensureBootstrap } from './bootstrap.js';
 import { resolveConfig, type ServiceConfig } from './config.js';
 import type { ServiceContext } from './context.js';
 import { createExpressionEvaluator } from './filtering/expr/index.js';
 import { createIdentifier } from './identification/identifier.js';
 import { startBackgroundJobs, type BackgroundJobs } from './jobs/index.js';
 import { createLogger } from './logger.js';
+import { createMetrics } from './ops/metrics.js';
 import { createRateLimiter } from './rate-limiter.js';
 import { resolveMasterKey } from './master-key.js';
 import { assertKeysReadable } from './sealing/encryption-keys.js';
 import { redactUrl } from './store/database.js';
 import { openStore } from './store/index.js';
 import { startWebhookWorker, type WebhookWorker } from './webhooks/worker.js';
+import { visitorTokenSecret } from './token-secret.js';
 
 export type { ServiceConfig } from './config.js';
 export type { ServiceContext } from './context.js';
@@ -34,16 +36,19 @@ export interface Service {
   jobs: BackgroundJobs;
   /** Sends queued webhook deliveries; polls on its own, tests may call `runOnce()`. */
   webhooks: WebhookWorker;
-  /** Resolves to the base URL, e.g. http://127.0.0.1:43123. */
+  /** Resolves to the base URL, e.g. http://127.0.0.1:43123 (and starts the ops listener, if configured). */
   listen(): Promise<string>;
+  /** The ops listener's base URL once listening, when `opsPort` is configured. */
+  opsUrl?: string;
   /** Graceful: finishes in-flight requests and webhook sends, stops jobs, closes the database and Redis. */
   close(): Promise<void>;
 }
 
 export async function createService(config: ServiceConfig = {}): Promise<Service> {
   const resolved = resolveConfig(config);
-  const logger = createLogger(resolved.logLevel);
-  const store = openStore({ dataDir: resolved.dataDir, databaseUrl: resolved.databaseUrl });
+  const logger = createLogger(resolved.logLevel, resolved.logDestination);
+  const warn = (message: string, details: Record<string, unknown>) => logger.warn(details, message);
+  const store = openStore({ dataDir: resolved.dataDir, databaseUrl: resolved.databaseUrl, warn });
   let redis: Redis | undefined;
   try {
     await store.migrate().catch((err: Error) => {
@@ -61,17 +66,19 @@ export async function createService(config: ServiceConfig = {}): Promise<Service
       clock: resolved.clock,
       rateLimiter: createRateLimiter({ redis, keyPrefix: resolved.redisKeyPrefix }),
       logger,
-      identifier: createIdentifier({ store, tokenSecret: await visitorTokenSecret(store) }),
+      identifier: createIdentifier({ store, tokenSecret: await visitorTokenSecret(store, { dataDir: resolved.dataDir, warn }) }),
       ruleEvaluator: createExpressionEvaluator({ warn: (message, expression) => logger.warn({ expression }, message) }),
       bootstrap,
       masterKey,
       redis,
+      metrics: createMetrics(store),
     };
     const app = await buildApp(ctx);
+    const opsApp = resolved.opsPort === undefined ? undefined : await buildOpsApp(ctx);
     const jobs = startBackgroundJobs(ctx);
     const webhooks = startWebhookWorker(ctx);
     let closed = false;
-    return {
+    const service: Service = {
       app,
       ctx,
       bootstrap,
@@ -79,15 +86,13 @@ export async function createService(config: ServiceConfig = {}): Promise<Service
       jobs,
       webhooks,
       async listen() {
-        await app.listen({ port: resolved.port, host: resolved.host });
-        const address = app.server.address();
-        const port = typeof address === 'object' && address ? address.port : resolved.port;
-        const host = resolved.host.includes(':') ? `[${resolved.host}]` : resolved.host;
-        return `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}`;
+        if (opsApp) service.opsUrl = await listenOn(opsApp, resolved.opsHost, resolved.opsPort!);
+        return listenOn(app, resolved.host, resolved.port);
       },
       async close() {
         if (closed) return;
         closed = true;
+        await opsApp?.close();
         await app.close();
         // Sends in flight end within the send timeout and are settled; nothing is left half-done.
         await webhooks.stop();
@@ -96,11 +101,21 @@ export async function createService(config: ServiceConfig = {}): Promise<Service
         if (redis) await redis.quit().catch(() => redis?.disconnect());
       },
     };
+    return service;
   } catch (err) {
     await store.destroy().catch(() => undefined);
     redis?.disconnect();
     throw err;
   }
+}
+
+/** Listens on host:port; resolves to the base URL (a wildcard host reads as 127.0.0.1). */
+async function listenOn(app: FastifyInstance, host: string, port: number): Promise<string> {
+  await app.listen({ port, host });
+  const address = app.server.address();
+  const actual = typeof address === 'object' && address ? address.port : port;
+  const shown = host.includes(':') ? `[${host}]` : host;
+  return `http://${shown === '0.0.0.0' || shown === '[::]' ? '127.0.0.1' : shown}:${actual}`;
 }
 
 /** Connects at start (a wrong REDIS_URL fails the start clearly); later outages are logged and retried. */

@@ -2,7 +2,7 @@
  * The pino logger. Requests are logged without headers or query strings' secrets, and any
  * field that can carry a key or a visitor token is redacted wherever it appears.
  */
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 
 const SECRET_FIELDS = ['api_key', 'apiKey', 'token', 'secretKey', 'publicKey', 'managementKey', 'authorization', 'auth-api-key'];
 
@@ -38,13 +38,14 @@ interface RequestLike {
   id?: string;
 }
 
-export function createLogger(level: string): Logger {
-  return pino({
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     level,
     redact: { paths: REDACT_PATHS, censor: '[Redacted]' },
     serializers: {
       req: (req: RequestLike) => ({ method: req.method, url: redactQuery(req.url), remoteAddress: req.ip }),
       err: pino.stdSerializers.err,
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

@@ -35,6 +35,11 @@ function fromFastify(error: FastifyError): ApiError | undefined {
   return undefined;
 }
 
+/** The error as the contract's kind; undefined for the unexpected (answered 500 `failed`). */
+export function knownError(error: FastifyError | ApiError): ApiError | undefined {
+  return error instanceof ApiError ? error : fromFastify(error);
+}
+
 function send(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {
   const family = familyOf(request);
   if (family.retryAfter && error.retryAfter !== undefined) void reply.header('Retry-After', String(error.retryAfter));
@@ -48,7 +53,7 @@ function errorHandler(app: FastifyInstance, _options: unknown, done: () => void)
     send(request, reply, new NotFound(undefined, `no route for ${request.method} ${request.url.split('?')[0]}`));
   });
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
-    let known = error instanceof ApiError ? error : fromFastify(error);
+    let known = knownError(error);
     if (known === undefined) {
       request.log.error({ err: error }, 'request failed');
       known = new Failed();

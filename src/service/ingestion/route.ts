@@ -19,7 +19,9 @@ import { REPLAY_WINDOW_MS, requestHash } from '../event-building/request-hash.js
 import { computeVelocity } from '../event-building/velocity.js';
 import { decide } from '../filtering/first-match.js';
 import { buildRuleRequest } from '../filtering/rule-request.js';
-import { ApiError, COMMON_ERRORS, Forbidden, RateLimited, ValidationError } from '../http/errors.js';
+import { COMMON_ERRORS, Forbidden, RateLimited, ValidationError } from '../http/errors.js';
+import { knownError } from '../http/error-handler.js';
+import { parseJsonBody } from '../http/input-guard.js';
 import { sealedResultFor } from '../sealing/seal-event.js';
 import { findApiKeyWithRegionCached } from '../store/api-keys.js';
 import { insertEvent } from '../store/events.js';
@@ -40,13 +42,16 @@ export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: Service
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: MAX_REQUEST_BYTES }, (_req, body, done) => {
     try {
-      done(null, JSON.parse(body as string));
-    } catch {
-      done(new ApiError(COMMON_ERRORS.badRequest, 'request body is not valid JSON'), undefined);
+      done(null, parseJsonBody(body as string));
+    } catch (err) {
+      done(err as Error, undefined);
     }
   });
 
   app.addHook('onRequest', async (request, reply) => allowAnyOrigin(request, reply));
+  app.addHook('onError', async (_request, _reply, error) => {
+    ctx.metrics.refused(knownError(error)?.code ?? COMMON_ERRORS.failed.code);
+  });
 
   const config = { errorFamily: 'agent' as const };
   app.options('/', { config }, async (request, reply) => answerPreflight(request, reply));
@@ -90,6 +95,7 @@ export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: Service
       ip,
       now,
     });
+    ctx.metrics.identified(outcome.path);
 
     const hash = requestHash(body);
     const recent = { workspaceId: key.workspace_id, visitorId: outcome.visitorId, ip, linkedId: body.linked_id, now };

@@ -9,6 +9,7 @@ import type { EventUpdate } from '../../events/server-api.js';
 import { findEventForUpdate, replaceEventPayload } from '../store/events.js';
 import type { Store } from '../store/index.js';
 import { ApiError, ERRORS, invalid } from './errors.js';
+import { parseStoredEvent } from './stored-event.js';
 
 export const UPDATE_MAX_AGE_MS = 10 * 24 * 60 * 60 * 1000;
 
@@ -95,7 +96,7 @@ export async function updateEvent(
     const row = await findEventForUpdate(store, opts.workspaceId, opts.eventId, opts.environmentId);
     if (row === undefined) throw new ApiError(ERRORS.eventNotFound);
     if (opts.now - row.timestamp > UPDATE_MAX_AGE_MS) throw new ApiError(ERRORS.stateNotReady);
-    const next = applyEventUpdate(JSON.parse(row.payload) as V4Event, opts.update);
+    const next = applyEventUpdate(parseStoredEvent(row.payload), opts.update);
     const replaced = await replaceEventPayload(store, {
       workspaceId: opts.workspaceId,
       eventId: opts.eventId,

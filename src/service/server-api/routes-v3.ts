@@ -3,7 +3,6 @@
  * mapping of `src/events/v4-to-v3.ts`.
  */
 import type { FastifyInstance } from 'fastify';
-import type { V4Event } from '../../events/v4-event.js';
 import { toV3Event } from '../../events/v4-to-v3.js';
 import { MAX_REQUEST_BYTES } from '../../protocol/index.js';
 import type { LegacySearchEventsResponse } from '../../events/server-api.js';
@@ -15,6 +14,7 @@ import { searchEvents } from './event-search.js';
 import { parseEventUpdate, updateEvent } from './event-update.js';
 import { parseEventId, parseId, parseIntParam, parseStringParam, single, type RawQuery } from './params.js';
 import { parseEventSearch } from './search-filter.js';
+import { parseStoredEvent } from './stored-event.js';
 import { scheduleVisitorDeletion } from './visitor-deletion.js';
 import { VISITS_SCAN_LIMIT, visitorHistory } from './visitor-history.js';
 
@@ -47,7 +47,7 @@ export function registerV3Routes(app: FastifyInstance, ctx: ServiceContext): voi
     const search = parseEventSearch(request.query as RawQuery, ctx.clock(), 'v3', caller.environmentId);
     const page = await searchEvents(ctx.store, caller.workspaceId, search);
     const response: LegacySearchEventsResponse = {
-      events: page.payloads.map((p) => toV3Event(JSON.parse(p) as V4Event)),
+      events: page.payloads.map((p) => toV3Event(parseStoredEvent(p))),
     };
     if (page.paginationKey !== undefined) response.paginationKey = page.paginationKey;
     return response;
@@ -58,7 +58,7 @@ export function registerV3Routes(app: FastifyInstance, ctx: ServiceContext): voi
     const requestId = parseEventId(request.params.request_id, 'request_id');
     const payload = await getEventPayload(ctx.store, caller.workspaceId, requestId, caller.environmentId);
     if (payload === undefined) throw new ApiError(ERRORS.eventNotFound);
-    return toV3Event(JSON.parse(payload) as V4Event);
+    return toV3Event(parseStoredEvent(payload));
   });
 
   app.put<{ Params: IdParams }>('/events/:request_id', { config, bodyLimit: MAX_REQUEST_BYTES }, async (request, reply) => {

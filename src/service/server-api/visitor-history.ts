@@ -6,12 +6,12 @@
  * be empty while later pages hold visits; `paginationKey` names that event and is present
  * only when a pagination parameter was used and more events are left to scan.
  */
-import type { V4Event } from '../../events/v4-event.js';
 import { toV3Visit } from '../../events/v4-to-v3.js';
 import type { VisitorHistory } from '../../events/server-api.js';
 import { findVisitorEventTimestamp, scanVisitorEvents } from '../store/events.js';
 import type { Store } from '../store/index.js';
 import { invalid } from './errors.js';
+import { parseStoredEvent } from './stored-event.js';
 
 export const VISITS_SCAN_LIMIT = { default: 100, max: 500 };
 
@@ -68,7 +68,7 @@ export async function visitorHistory(
   const end = scanned[endIndex];
   const history: VisitorHistory = {
     visitorId: q.visitorId,
-    visits: matchIndex >= 0 ? [toV3Visit(JSON.parse(scanned[matchIndex]!.payload) as V4Event)] : [],
+    visits: matchIndex >= 0 ? [toV3Visit(parseStoredEvent(scanned[matchIndex]!.payload))] : [],
   };
   const paginationUsed = q.limit !== undefined || q.before !== undefined || q.paginationKey !== undefined;
   const moreLeft = endIndex < rows.length - 1;

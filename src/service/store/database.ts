@@ -2,12 +2,13 @@
  * Opens the store: SQLite (better-sqlite3, WAL) in the data directory by default, or
  * PostgreSQL when a `postgres://` URL is given. Both go through Kysely with one schema.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import pg from 'pg';
 import { postgresChangeFeed, sqliteChangeFeed, type ChangeFeed } from './change-feed.js';
+import { ensurePrivateDir, ensurePrivateFile, type Warn } from './file-modes.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
 import { BACKSTOP_CHECKPOINT_PAGES, startWalCheckpointer } from './wal-checkpointer.js';
@@ -21,6 +22,8 @@ export interface OpenedDatabase {
   location: string;
   /** What other processes change (change-feed.ts); closed by the caller after `db`. */
   changes: ChangeFeed;
+  /** PostgreSQL: the pool, for its counters. */
+  pool?: pg.Pool;
 }
 
 export const SQLITE_FILE_NAME = 'tessera.sqlite';
@@ -32,7 +35,7 @@ export function isPostgresUrl(url: string | undefined): url is string {
   return !!url && /^postgres(ql)?:\/\//i.test(url);
 }
 
-export function openDatabase(opts: { dataDir: string; databaseUrl?: string; poolSize?: number }): OpenedDatabase {
+export function openDatabase(opts: { dataDir: string; databaseUrl?: string; poolSize?: number; warn?: Warn }): OpenedDatabase {
   if (opts.databaseUrl && !isPostgresUrl(opts.databaseUrl)) {
     throw new Error(`DATABASE_URL must start with postgres:// or postgresql:// (got "${redactUrl(opts.databaseUrl)}")`);
   }
@@ -57,12 +60,18 @@ export function openDatabase(opts: { dataDir: string; databaseUrl?: string; pool
       engine: 'postgres',
       location: redactUrl(opts.databaseUrl),
       changes: postgresChangeFeed(opts.databaseUrl),
+      pool,
     };
   }
+  const warn = opts.warn ?? (() => undefined);
   const dir = resolve(opts.dataDir);
-  mkdirSync(dir, { recursive: true });
+  ensurePrivateDir(dir, warn);
   const file = join(dir, SQLITE_FILE_NAME);
+  const fresh = !existsSync(file);
   const sqlite = new SQLite(file);
+  // Before the WAL files exist: SQLite creates them with the database file's mode.
+  ensurePrivateFile(file, warn, fresh);
+  for (const extra of [`${file}-wal`, `${file}-shm`]) if (existsSync(extra)) ensurePrivateFile(extra, warn);
   sqlite.pragma('journal_mode = WAL');
   // WAL + NORMAL is durable across application crashes; only a power loss can lose the last commits.
   sqlite.pragma('synchronous = NORMAL');

@@ -14,7 +14,7 @@
  * back entirely), each item is written again alone and gets its own outcome. Items must
  * therefore be plain writes built from values, safe to run again.
  */
-import { internalsOf, type GroupWork, type Store } from './handle.js';
+import { internalsOf, type GroupWork, type GroupWriter, type Store } from './handle.js';
 
 interface Pending<T> {
   item: T;
@@ -26,7 +26,7 @@ interface Pending<T> {
 const MAX_GROUP = 500;
 
 /** Collects items per event-loop turn and writes them with `writeAll`, or one by one with `writeOne` after a failure. */
-export function groupWriter<T>(writeAll: (items: T[]) => Promise<unknown>, writeOne: (item: T) => Promise<unknown>): (item: T) => Promise<void> {
+export function groupWriter<T>(writeAll: (items: T[]) => Promise<unknown>, writeOne: (item: T) => Promise<unknown>): GroupWriter<T> {
   const queue: Pending<T>[] = [];
   let scheduled = false;
 
@@ -50,7 +50,7 @@ export function groupWriter<T>(writeAll: (items: T[]) => Promise<unknown>, write
     }
   };
 
-  return (item) =>
+  const write = (item: T) =>
     new Promise<void>((resolve, reject) => {
       queue.push({ item, resolve, reject });
       if (!scheduled) {
@@ -58,6 +58,8 @@ export function groupWriter<T>(writeAll: (items: T[]) => Promise<unknown>, write
         setImmediate(() => void flush());
       }
     });
+  // For the metrics: items waiting for the next shared write.
+  return Object.assign(write, { queued: () => queue.length });
 }
 
 /**

@@ -14,6 +14,16 @@ export const INTERNALS: unique symbol = Symbol('store internals');
 /** Work for a shared SQLite transaction (group-commit.ts); `trx` is the transaction's store. */
 export type GroupWork = (trx: Store) => Promise<unknown>;
 
+/** Writes items together (group-commit.ts); `queued()` counts the items waiting. */
+export type GroupWriter<T> = ((item: T) => Promise<void>) & { queued(): number };
+
+/** The PostgreSQL pool's counters, read by the metrics. */
+export interface PoolCounters {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+}
+
 /** A hot statement compiled once per store (prepared-query.ts). */
 export interface CompiledPrepared {
   query: CompiledQuery<unknown>;
@@ -28,9 +38,11 @@ export interface StoreState {
   /** Compiled hot statements, per statement definition. */
   compiled: Map<object, CompiledPrepared>;
   /** SQLite: the shared transaction of concurrent writes (group-commit.ts). */
-  commitTogether?: (work: GroupWork) => Promise<void>;
+  commitTogether?: GroupWriter<GroupWork>;
   /** PostgreSQL: the multi-row event insert (with webhook deliveries) of concurrent requests (events.ts). */
-  insertEventRow?: (write: { row: EventsTable; deliveries: WebhookDeliveriesTable[] }) => Promise<void>;
+  insertEventRow?: GroupWriter<{ row: EventsTable; deliveries: WebhookDeliveriesTable[] }>;
+  /** PostgreSQL: the connection pool. */
+  pool?: PoolCounters;
 }
 
 export interface StoreInternals {

@@ -12,6 +12,7 @@
  */
 import type { Kysely } from 'kysely';
 import { migrateToLatest, openDatabase, type Engine } from './database.js';
+import type { Warn } from './file-modes.js';
 import { INTERNALS, type Store, type StoreState } from './handle.js';
 import { createReadCaches } from './read-cache.js';
 import type { Database } from './schema.js';
@@ -19,11 +20,11 @@ import type { Database } from './schema.js';
 export type { Engine } from './database.js';
 export { kyselyOf, type Store } from './handle.js';
 
-export function openStore(opts: { dataDir: string; databaseUrl?: string; poolSize?: number }): Store {
-  const { db, engine, location, changes } = openDatabase(opts);
+export function openStore(opts: { dataDir: string; databaseUrl?: string; poolSize?: number; warn?: Warn }): Store {
+  const { db, engine, location, changes, pool } = openDatabase(opts);
   const readCaches = createReadCaches({ changedElsewhere: () => changes.changedElsewhere() });
   changes.onChange(() => readCaches.invalidate());
-  return storeView(db, engine, location, { readCaches, compiled: new Map(), changes });
+  return storeView(db, engine, location, { readCaches, compiled: new Map(), changes, pool });
 }
 
 /** The store over `db` (the instance or one of its transactions), sharing `state`. */

@@ -37,3 +37,7 @@ export async function claimSetting(store: Store, key: string, value: string): Pr
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
 }
+
+export async function deleteSetting(store: Store, key: string): Promise<void> {
+  await internalsOf(store).db.deleteFrom('settings').where('key', '=', key).execute();
+}
