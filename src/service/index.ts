@@ -3,7 +3,7 @@
  * (`tessera start`) is a thin layer over it.
  */
 import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { buildApp } from './app.js';
 import { type Bootstrap, ensureBootstrap, visitorTokenSecret } from './bootstrap.js';
 import { resolveConfig, type ServiceConfig } from './config.js';
@@ -12,6 +12,7 @@ import { createExpressionEvaluator } from './filtering/expr/index.js';
 import { createIdentifier } from './identification/identifier.js';
 import { startBackgroundJobs, type BackgroundJobs } from './jobs/index.js';
 import { createLogger } from './logger.js';
+import { importOptional } from './optional-dependency.js';
 import { createRateLimiter } from './rate-limiter.js';
 import { redactUrl } from './store/database.js';
 import { openStore } from './store/index.js';
@@ -93,7 +94,8 @@ export async function createService(config: ServiceConfig = {}): Promise<Service
 
 /** Connects at start (a wrong REDIS_URL fails the start clearly); later outages are logged and retried. */
 async function connectRedis(url: string, logger: ServiceContext['logger']): Promise<Redis> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2 });
+  const { Redis: RedisClient } = await importOptional<typeof import('ioredis')>('ioredis', 'REDIS_URL');
+  const redis = new RedisClient(url, { lazyConnect: true, maxRetriesPerRequest: 2 });
   let lastError: Error | undefined;
   redis.on('error', (err: Error) => {
     lastError = err;

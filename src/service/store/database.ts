@@ -6,7 +6,8 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
-import pg from 'pg';
+import type * as Pg from 'pg';
+import { requireOptional } from '../optional-dependency.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
 import { BACKSTOP_CHECKPOINT_PAGES, startWalCheckpointer } from './wal-checkpointer.js';
@@ -34,6 +35,7 @@ export function openDatabase(opts: { dataDir: string; databaseUrl?: string; pool
     throw new Error(`DATABASE_URL must start with postgres:// or postgresql:// (got "${redactUrl(opts.databaseUrl)}")`);
   }
   if (isPostgresUrl(opts.databaseUrl)) {
+    const pg = requireOptional<typeof Pg>('pg', 'DATABASE_URL');
     const pool = new pg.Pool({
       connectionString: opts.databaseUrl,
       max: opts.poolSize ?? 10,
