@@ -195,7 +195,7 @@ describe.each(ENGINES)('GET /v4/events search (%s)', (engine) => {
 
   it('ignores unknown query parameters such as ii', async () => {
     const plain = await call(t, 'GET', '/v4/events?visitor_id=visA');
-    const extra = await call(t, 'GET', '/v4/events?visitor_id=visA&ii=tessera-server%2F1.0.0&whatever=1');
+    const extra = await call(t, 'GET', '/v4/events?visitor_id=visA&ii=tessera-id-server%2F1.0.0&whatever=1');
     expect(extra.status).toBe(200);
     expect(extra.body).toEqual(plain.body);
   });
