@@ -1,4 +1,5 @@
 /** The service's configuration and its defaults. */
+import ipaddr from 'ipaddr.js';
 import type { Region } from './store/workspaces.js';
 
 export interface ServiceConfig {
@@ -26,7 +27,10 @@ export interface ServiceConfig {
   trustProxy?: boolean;
   /** Origin baked into CDN builds; default: derived from each request. */
   publicUrl?: string;
-  /** Serve the demo page at `/` and its small JSON route; default true. */
+  /**
+   * Serve the demo page at `/` and its small JSON route (recent events of a visitor, without a
+   * key); default: only when `host` is a loopback address (127.0.0.0/8, ::1, localhost).
+   */
   demo?: boolean;
 }
 
@@ -42,15 +46,22 @@ export const DEFAULT_CONFIG = {
   retentionDays: 90,
   logLevel: 'info',
   trustProxy: false,
-  demo: true,
 } as const satisfies Partial<ServiceConfig>;
 
 export function resolveConfig(config: ServiceConfig = {}): ResolvedConfig {
   const defined = Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined)) as ServiceConfig;
-  const resolved: ResolvedConfig = { ...DEFAULT_CONFIG, clock: Date.now, ...defined };
+  const resolved: ResolvedConfig = { ...DEFAULT_CONFIG, clock: Date.now, demo: false, ...defined };
+  if (defined.demo === undefined) resolved.demo = isLoopbackHost(resolved.host);
   if (!['us', 'eu', 'ap'].includes(resolved.region)) throw new Error(`region must be us, eu or ap (got "${resolved.region}")`);
   if (!Number.isInteger(resolved.port) || resolved.port < 0 || resolved.port > 65535) throw new Error(`port must be 0-65535 (got ${resolved.port})`);
   if (!(resolved.retentionDays > 0)) throw new Error(`retention days must be positive (got ${resolved.retentionDays})`);
   if (resolved.publicUrl) resolved.publicUrl = new URL(resolved.publicUrl).origin;
   return resolved;
+}
+
+/** 127.0.0.0/8, ::1 (also IPv4-mapped) and localhost: only this machine can connect. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (h === 'localhost') return true;
+  return (ipaddr.IPv4.isValidFourPartDecimal(h) || ipaddr.IPv6.isValid(h)) && ipaddr.process(h).range() === 'loopback';
 }

@@ -28,7 +28,8 @@ export const SERVICE_OPTIONS: OptionSpec[] = [
   { flag: 'log-level', env: 'TESSERA_LOG_LEVEL', kind: 'string', defaultText: DEFAULT_CONFIG.logLevel, help: 'fatal, error, warn, info, debug, trace or silent', config: 'logLevel' },
   { flag: 'trust-proxy', env: 'TESSERA_TRUST_PROXY', kind: 'boolean', defaultText: 'false', help: 'behind a reverse proxy: take client IP, protocol and host from X-Forwarded-* headers', config: 'trustProxy' },
   { flag: 'public-url', env: 'TESSERA_PUBLIC_URL', kind: 'string', help: 'origin pages reach the service at (baked into the CDN agent); default: taken from each request', config: 'publicUrl' },
-  { flag: 'no-demo', env: 'TESSERA_NO_DEMO', kind: 'boolean', defaultText: 'false', help: 'do not serve the demo page at / (and its /demo/events route)' },
+  { flag: 'demo', env: 'TESSERA_DEMO', kind: 'boolean', help: 'serve the demo page at / and its /demo/events route, which lists recent events without a key (default: only when --host is loopback)', config: 'demo' },
+  { flag: 'no-demo', env: 'TESSERA_NO_DEMO', kind: 'boolean', defaultText: 'false', help: 'do not serve the demo page at / (and its /demo/events route), whatever --host is' },
 ];
 
 export const KEY_OPTIONS: OptionSpec[] = [
@@ -81,7 +82,10 @@ export function serviceConfigFrom(values: Record<string, string | boolean | unde
     const value = optionValue(spec, values, env);
     if (value === undefined) continue;
     if (spec.config) config[spec.config] = value;
-    if (spec.flag === 'no-demo') config.demo = !value;
+    if (spec.flag === 'no-demo') {
+      if (value && config.demo === true) throw new Error('--demo and --no-demo (or TESSERA_DEMO and TESSERA_NO_DEMO) contradict each other');
+      if (value) config.demo = false;
+    }
   }
   return config as ServiceConfig;
 }
