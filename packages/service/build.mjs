@@ -3,13 +3,16 @@
 // layout as the repository's dist/ (so the service finds dist/agent from its package root).
 // Sources stay in the repository's src/; nothing here is edited by hand.
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
 const out = join(here, 'dist');
+
+const version = (dir) => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version;
+if (version(root) !== version(here)) throw new Error(`tessera-id ${version(root)} and tessera-id-service ${version(here)}: give both packages the same version`);
 
 if (!process.argv.includes('--no-build')) {
   execFileSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });

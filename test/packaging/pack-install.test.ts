@@ -177,6 +177,6 @@ describe('tessera-id-service', () => {
     expect(json).toMatchObject({ visitor_found: false });
     expect(json.visitor_id).toMatch(/\S{8,}/);
     const version = await exec(join(dir, 'node_modules/.bin/tessera'), ['--version']);
-    expect(version.stdout.trim()).toBe((JSON.parse(readFileSync(join(ROOT, 'packages/service/package.json'), 'utf8')) as { version: string }).version);
+    expect(version.stdout.trim()).toBe('tessera-id-service ' + (JSON.parse(readFileSync(join(ROOT, 'packages/service/package.json'), 'utf8')) as { version: string }).version);
   });
 });
