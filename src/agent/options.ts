@@ -1,5 +1,5 @@
 import { fail } from './errors.js';
-import type { CacheStorageName, Region, StartOptions, UrlHashing } from './types.js';
+import type { CacheStorageName, StartOptions, UrlHashing } from './types.js';
 import { unwrap } from './without-default.js';
 import { VERSION } from './version.js';
 
@@ -50,7 +50,7 @@ export function parseOptions(o: StartOptions | undefined, cdn?: CdnDefaults): Co
   // The default endpoint: the CDN build's serving origin, or the region's hosted endpoint only
   // when the page names `region` (no silent fallback to a third party). withoutDefault drops
   // it (withoutDefault(undefined) leaves nothing to try: the default stays).
-  const fallback = cdn ? cdn[1] : region && REGION_ENDPOINTS[region as Region];
+  const fallback = cdn ? cdn[1] : region && REGION_ENDPOINTS[region];
   if (fallback && (!noDefault || !endpoints.length)) endpoints.push(fallback);
 
   const prefix = opts.storageKeyPrefix ?? '_vid_';

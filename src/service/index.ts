@@ -3,6 +3,7 @@
  * (`tessera start`) is a thin layer over it.
  */
 import type { FastifyInstance } from 'fastify';
+import type * as IORedis from 'ioredis';
 import type { Redis } from 'ioredis';
 import { buildApp } from './app.js';
 import { type Bootstrap, ensureBootstrap, visitorTokenSecret } from './bootstrap.js';
@@ -94,7 +95,7 @@ export async function createService(config: ServiceConfig = {}): Promise<Service
 
 /** Connects at start (a wrong REDIS_URL fails the start clearly); later outages are logged and retried. */
 async function connectRedis(url: string, logger: ServiceContext['logger']): Promise<Redis> {
-  const { Redis: RedisClient } = await importOptional<typeof import('ioredis')>('ioredis', 'REDIS_URL');
+  const { Redis: RedisClient } = await importOptional<typeof IORedis>('ioredis', 'REDIS_URL');
   const redis = new RedisClient(url, { lazyConnect: true, maxRetriesPerRequest: 2 });
   let lastError: Error | undefined;
   redis.on('error', (err: Error) => {

@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
-import type * as Pg from 'pg';
+import type Pg from 'pg';
 import { requireOptional } from '../optional-dependency.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
@@ -44,7 +44,7 @@ export function openDatabase(opts: { dataDir: string; databaseUrl?: string; pool
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
           oid === PG_INT8_OID || oid === PG_NUMERIC_OID
             ? (value: string) => Number(value)
-            : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+            : (pg.types.getTypeParser(oid, format) as (value: string) => unknown)) as typeof pg.types.getTypeParser,
       },
     });
     // An idle connection can fail (server restart, database dropped while closing); pg-pool
