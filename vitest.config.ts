@@ -10,6 +10,7 @@ export default defineConfig({
           name: 'agent',
           environment: 'happy-dom',
           include: ['test/agent/**/*.test.ts'],
+          setupFiles: ['test/agent/helpers/quiet-browser-console.ts'],
         },
       },
       {

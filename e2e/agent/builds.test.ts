@@ -1,7 +1,8 @@
 /**
  * The agent builds in real Chromium against the real service (SQLite), from a page on another
  * origin: the IIFE by script tag, the ESM build by import, the CDN route of the service, and
- * the endpoint rules (fallback past a dead endpoint, withoutDefault, server errors).
+ * the endpoint rules (fallback past a dead endpoint, no hosted fallback unless `region` is
+ * named, server errors).
  */
 import type { Browser, Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
@@ -56,14 +57,25 @@ describe('endpoints', () => {
   test('a dead endpoint first: the agent falls back to the next one', async () => {
     await page.goto(`${site.origin}/fallback`);
     const sent = recordRequests(page);
-    const [r] = await startAndGet(page, { apiKey: svc.keys.publicKey, endpoints: [await deadEndpoint(), svc.url] }, {}, { withoutDefault: true });
+    const [r] = await startAndGet(page, { apiKey: svc.keys.publicKey, endpoints: [await deadEndpoint(), svc.url] });
     expect(r).toMatchObject({ ok: true });
     expect(sent).toHaveLength(2); // the dead one, then the service
   });
 
+  test('endpoints without region: a dead endpoint is an error the page sees, with no hosted fallback', async () => {
+    await page.goto(`${site.origin}/dead-no-region`);
+    const urls: string[] = [];
+    page.on('request', (req) => req.method() === 'POST' && urls.push(req.url()));
+    const dead = await deadEndpoint();
+    const [r] = await startAndGet(page, { apiKey: svc.keys.publicKey, endpoints: dead });
+    expect(r).toEqual({ ok: false, isAgentError: true, code: 'network_connection', message: 'Network connection error', event_id: null });
+    expect(urls.length).toBeGreaterThan(0);
+    for (const url of urls) expect(url.startsWith(dead), url).toBe(true);
+  });
+
   test('withoutDefault with only a dead endpoint fails with network_connection', async () => {
     await page.goto(`${site.origin}/dead`);
-    const [r] = await startAndGet(page, { apiKey: svc.keys.publicKey, endpoints: await deadEndpoint() }, {}, { withoutDefault: true });
+    const [r] = await startAndGet(page, { apiKey: svc.keys.publicKey, region: 'us', endpoints: await deadEndpoint() }, {}, { withoutDefault: true });
     expect(r).toEqual({ ok: false, isAgentError: true, code: 'network_connection', message: 'Network connection error', event_id: null });
   });
 
@@ -78,7 +90,14 @@ describe('endpoints', () => {
     await page.waitForFunction(() => (window as unknown as { loaded?: boolean }).loaded === true);
     const codes = await page.evaluate(() => {
       const T = (window as unknown as { Tessera: { start(o: unknown): unknown } }).Tessera;
-      return [{}, { apiKey: 1 }, { apiKey: 'k', endpoints: [] }, { apiKey: 'k', endpoints: 'nope' }, { apiKey: 'k', cache: { storage: 'agent', duration: 43201 } }].map(
+      return [
+        {},
+        { apiKey: 1 },
+        { apiKey: 'k' },
+        { apiKey: 'k', endpoints: [] },
+        { apiKey: 'k', endpoints: 'nope' },
+        { apiKey: 'k', endpoints: '/t', cache: { storage: 'agent', duration: 43201 } },
+      ].map(
         (o) => {
           try {
             T.start(o);
@@ -89,6 +108,6 @@ describe('endpoints', () => {
         },
       );
     });
-    expect(codes).toEqual(['api_key_missing', 'api_key_invalid', 'endpoints_misconfigured', 'invalid_endpoint', 'cache_misconfigured']);
+    expect(codes).toEqual(['api_key_missing', 'api_key_invalid', 'endpoints_misconfigured', 'endpoints_misconfigured', 'invalid_endpoint', 'cache_misconfigured']);
   });
 });

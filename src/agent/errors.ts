@@ -28,8 +28,8 @@ export const agentError = (code: string, message?: string, eventId: string | nul
   Object.assign(new Error(message || MESSAGES[code] || code), { name: 'AgentError' as const, code, event_id: eventId });
 
 /** Throws the AgentError of `code` (expression form, for option checks). */
-export const fail = (code: string): never => {
-  throw agentError(code);
+export const fail = (code: string, message?: string): never => {
+  throw agentError(code, message);
 };
 
 export const isAgentError = (e: unknown): e is AgentError =>

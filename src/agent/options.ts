@@ -3,7 +3,10 @@ import type { CacheStorageName, StartOptions, UrlHashing } from './types.js';
 import { unwrap } from './without-default.js';
 import { VERSION } from './version.js';
 
-/** Default endpoint of each region for the npm build (the CDN build uses the origin that served it). */
+/**
+ * Default endpoint of each region for the npm build, used only when the page names `region`
+ * (the CDN build uses the origin that served it).
+ */
 export const REGION_ENDPOINTS = {
   us: 'https://api.tessera.dev',
   eu: 'https://eu.api.tessera.dev',
@@ -36,16 +39,19 @@ export function parseOptions(o: StartOptions | undefined, cdn?: CdnDefaults): Co
   if (apiKey == null || apiKey === '') fail('api_key_missing');
   if (typeof apiKey != 'string') fail('api_key_invalid');
 
-  const region = opts.region ?? 'us';
-  if (!['us', 'eu', 'ap'].includes(region)) fail('region_invalid');
+  const region = opts.region;
+  if (region !== undefined && !['us', 'eu', 'ap'].includes(region)) fail('region_invalid');
 
   const [given, noDefault] = unwrap(opts.endpoints);
   const list = given === undefined ? [] : typeof given == 'string' ? [given] : given;
   if (!Array.isArray(list) || (given !== undefined && !list.length)) fail('endpoints_misconfigured');
   for (const e of list as unknown[]) if (!isEndpoint(e)) fail('invalid_endpoint');
   const endpoints = [...(list as string[])];
-  // (withoutDefault(undefined) leaves nothing to try: the default stays.)
-  if (!noDefault || !endpoints.length) endpoints.push(cdn ? cdn[1] : REGION_ENDPOINTS[region]);
+  // The default endpoint: the CDN build's serving origin, or the region's hosted endpoint only
+  // when the page names `region` (no silent fallback to a third party). withoutDefault drops
+  // it (withoutDefault(undefined) leaves nothing to try: the default stays).
+  const fallback = cdn ? cdn[1] : region && REGION_ENDPOINTS[region];
+  if (fallback && (!noDefault || !endpoints.length)) endpoints.push(fallback);
 
   const prefix = opts.storageKeyPrefix ?? '_vid_';
   if (typeof prefix != 'string') fail('storage_key_prefix_invalid');
@@ -54,12 +60,15 @@ export function parseOptions(o: StartOptions | undefined, cdn?: CdnDefaults): Co
   if (h !== undefined && (!isObject(h) || Object.values(h).some((v) => v !== undefined && typeof v != 'boolean')))
     fail('url_hashing_misconfigured');
 
+  const cache = parseCache(opts.cache);
+  if (!endpoints.length) fail('endpoints_misconfigured', 'Tessera: set `endpoints` to the URL of your Tessera service (or name a `region`)');
+
   return {
     apiKey: apiKey as string,
     endpoints: endpoints.map((e) => e + (e.includes('?') ? '&' : '?') + 'ci=js/' + VERSION),
     prefix,
     hashing: h,
-    cache: parseCache(opts.cache),
+    cache,
     // Only informative: anything but an array of 'name/version' strings is ignored.
     integrations: (Array.isArray(opts.integrationInfo) ? opts.integrationInfo : undefined)
       ?.filter((s) => typeof s == 'string')

@@ -39,7 +39,7 @@ export type QueryValue = string | number | boolean | Date | undefined | null | r
 export type Query = Record<string, QueryValue>;
 
 /** Marks requests of this client, the way the reference SDKs do; the service ignores it. */
-const INTEGRATION_INFO = 'tessera-server/0.1.0';
+const INTEGRATION_INFO = 'tessera-id-server/0.1.0';
 
 export function buildQuery(query: Query): URLSearchParams {
   const params = new URLSearchParams();

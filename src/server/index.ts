@@ -1,5 +1,5 @@
 /**
- * The `tessera/server` entry: clients for backends. Platform APIs only (fetch), so it runs in
+ * The `tessera-id/server` entry: clients for backends. Platform APIs only (fetch), so it runs in
  * Node, edge runtimes and workers.
  */
 export { ServerApiClient } from './server-api-client.js';

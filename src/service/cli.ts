@@ -45,7 +45,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<void> {
   } catch (err) {
     return fail(io, `${(err as Error).message}\nRun "tessera --help" for the commands and options.`);
   }
-  if (values.version) return io.out(packageVersion());
+  if (values.version) return io.out(`tessera-id-service ${packageVersion()}`);
   const [command = 'start', sub, ...rest] = positionals;
   if (values.help || command === 'help') return io.out(helpText());
   try {
@@ -72,7 +72,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<void> {
 }
 
 function fail(io: Io, message: string): void {
-  io.err(`tessera: ${message}`);
+  io.err(`tessera-id-service: ${message}`);
   process.exitCode = 1;
 }
 
@@ -84,9 +84,10 @@ function optionLine(o: OptionSpec): string {
 
 export function helpText(): string {
   return [
-    'tessera: the Tessera identification service',
+    'tessera-id-service: the Tessera identification service (npm package tessera-id-service)',
     '',
-    'Usage: tessera [command] [options]',
+    'Usage: tessera-id-service [command] [options]',
+    '       (installed, the same command is also called tessera; npx tessera-id-service <command> runs it without installing)',
     '',
     'Commands:',
     '  start                         run the service (the default command). The first start creates a',
@@ -116,9 +117,9 @@ export function helpText(): string {
     ...GENERAL_OPTIONS.map(optionLine),
     '',
     'Examples:',
-    '  tessera start --port 8080 --data-dir ./data',
-    '  DATABASE_URL=postgres://tessera@db/tessera REDIS_URL=redis://cache:6379 tessera start --host 0.0.0.0',
-    '  tessera keys list --json',
+    '  npx tessera-id-service start --port 8080 --data-dir ./data',
+    '  DATABASE_URL=postgres://tessera@db/tessera REDIS_URL=redis://cache:6379 tessera-id-service start --host 0.0.0.0',
+    '  tessera-id-service keys list --json',
   ].join('\n');
 }
 

@@ -1,5 +1,6 @@
 /** The service's configuration and its defaults. */
 import type { DestinationStream } from 'pino';
+import ipaddr from 'ipaddr.js';
 import type { Region } from './store/workspaces.js';
 
 export interface ServiceConfig {
@@ -32,7 +33,10 @@ export interface ServiceConfig {
    * encryption keys; with SQLite the default is `master.key` in the data directory (master-key.ts).
    */
   masterKey?: string;
-  /** Serve the demo page at `/` and its small JSON route; default true. */
+  /**
+   * Serve the demo page at `/` and its small JSON route (recent events of a visitor, without a
+   * key); default: only when `host` is a loopback address (127.0.0.0/8, ::1, localhost).
+   */
   demo?: boolean;
   /**
    * Let webhooks reach loopback, private, link-local and other non-public addresses; default
@@ -83,7 +87,6 @@ export const DEFAULT_CONFIG = {
   retentionDays: 90,
   logLevel: 'info',
   trustProxy: false,
-  demo: true,
   allowPrivateWebhookTargets: false,
   requestTimeoutMs: 30_000,
   maxConnections: 10_000,
@@ -95,9 +98,11 @@ export function resolveConfig(config: ServiceConfig = {}): ResolvedConfig {
   const resolved: ResolvedConfig = {
     ...DEFAULT_CONFIG,
     clock: Date.now,
+    demo: false,
     ...defined,
     webhookTiming: { backoffBaseMs: 1000, backoffCapMs: 60 * 60 * 1000, leaseMs: 30_000, pollMs: 200, ...defined.webhookTiming },
   };
+  if (defined.demo === undefined) resolved.demo = isLoopbackHost(resolved.host);
   if (!['us', 'eu', 'ap'].includes(resolved.region)) throw new Error(`region must be us, eu or ap (got "${resolved.region}")`);
   if (!Number.isInteger(resolved.port) || resolved.port < 0 || resolved.port > 65535) throw new Error(`port must be 0-65535 (got ${resolved.port})`);
   if (resolved.opsPort !== undefined && (!Number.isInteger(resolved.opsPort) || resolved.opsPort < 0 || resolved.opsPort > 65535)) {
@@ -108,4 +113,11 @@ export function resolveConfig(config: ServiceConfig = {}): ResolvedConfig {
   if (!(resolved.retentionDays > 0)) throw new Error(`retention days must be positive (got ${resolved.retentionDays})`);
   if (resolved.publicUrl) resolved.publicUrl = new URL(resolved.publicUrl).origin;
   return resolved;
+}
+
+/** 127.0.0.0/8, ::1 (also IPv4-mapped) and localhost: only this machine can connect. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (h === 'localhost') return true;
+  return (ipaddr.IPv4.isValidFourPartDecimal(h) || ipaddr.IPv6.isValid(h)) && ipaddr.process(h).range() === 'loopback';
 }

@@ -3,7 +3,8 @@
  * (`tessera start`) is a thin layer over it.
  */
 import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
+import type * as IORedis from 'ioredis';
+import type { Redis } from 'ioredis';
 import { buildApp, buildOpsApp } from './app.js';
 import { type Bootstrap, ensureBootstrap } from './bootstrap.js';
 import { resolveConfig, type ServiceConfig } from './config.js';
@@ -13,6 +14,7 @@ import { createIdentifier } from './identification/identifier.js';
 import { startBackgroundJobs, type BackgroundJobs } from './jobs/index.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './ops/metrics.js';
+import { importOptional } from './store/optional-dependency.js';
 import { createRateLimiter } from './rate-limiter.js';
 import { resolveMasterKey } from './master-key.js';
 import { assertKeysReadable } from './sealing/encryption-keys.js';
@@ -120,7 +122,8 @@ async function listenOn(app: FastifyInstance, host: string, port: number): Promi
 
 /** Connects at start (a wrong REDIS_URL fails the start clearly); later outages are logged and retried. */
 async function connectRedis(url: string, logger: ServiceContext['logger']): Promise<Redis> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2 });
+  const { Redis: RedisClient } = await importOptional<typeof IORedis>('ioredis', 'REDIS_URL');
+  const redis = new RedisClient(url, { lazyConnect: true, maxRetriesPerRequest: 2 });
   let lastError: Error | undefined;
   redis.on('error', (err: Error) => {
     lastError = err;

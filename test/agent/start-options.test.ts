@@ -74,33 +74,47 @@ describe('start() option rules (synchronous AgentError with the contract code an
       { apiKey: 'k', urlHashing: { path: true, query: false, fragment: undefined } },
       { apiKey: 'k', storageKeyPrefix: '' },
       { apiKey: 'k', integrationInfo: 'not-an-array' },
-      { apiKey: 'k', endpoints: withoutDefault(undefined) },
+      { apiKey: 'k', region: 'us', endpoints: withoutDefault(undefined) },
     ] as StartOptions[])
-      expect(typeof start(options).get).toBe('function');
+      // (an endpoint or a region is required: see 'endpoint resolution')
+      expect(typeof start('endpoints' in options || 'region' in options ? options : { ...options, endpoints: '/t' }).get).toBe('function');
   });
 });
 
 describe('endpoint resolution', () => {
   const ci = (e: string) => `${e}?ci=js/${VERSION}`;
 
-  test('region picks the default endpoint; us is the default', () => {
-    expect(parseOptions({ apiKey: 'k' }).endpoints).toEqual([ci(REGION_ENDPOINTS.us)]);
+  test('a named region picks its default endpoint', () => {
+    expect(parseOptions({ apiKey: 'k', region: 'us' }).endpoints).toEqual([ci(REGION_ENDPOINTS.us)]);
     expect(parseOptions({ apiKey: 'k', region: 'eu' }).endpoints).toEqual([ci(REGION_ENDPOINTS.eu)]);
     expect(parseOptions({ apiKey: 'k', region: 'ap' }).endpoints).toEqual([ci(REGION_ENDPOINTS.ap)]);
     expect(new Set(Object.values(REGION_ENDPOINTS)).size).toBe(3);
   });
 
-  test('custom endpoints are tried in order with the region default appended last', () => {
+  test('neither endpoints nor region: start() throws endpoints_misconfigured, naming the fix', () => {
+    for (const options of [{ apiKey: 'k' }, { apiKey: 'k', endpoints: withoutDefault(undefined) }] as StartOptions[]) {
+      expect(() => start(options)).toThrow(expect.objectContaining({ name: 'AgentError', code: 'endpoints_misconfigured' }));
+      expect(() => start(options)).toThrow(/set `endpoints` to the URL of your Tessera service/);
+    }
+  });
+
+  test('endpoints without region: only those endpoints, no hosted fallback', () => {
+    expect(parseOptions({ apiKey: 'k', endpoints: 'https://a.example' }).endpoints).toEqual([ci('https://a.example')]);
+    expect(parseOptions({ apiKey: 'k', endpoints: ['/p', 'https://b.example'] }).endpoints).toEqual([ci('/p'), ci('https://b.example')]);
+    expect(parseOptions({ apiKey: 'k', region: 'ap', endpoints: withoutDefault(undefined) } as unknown as StartOptions).endpoints).toEqual([ci(REGION_ENDPOINTS.ap)]);
+  });
+
+  test('custom endpoints with a named region: the region default appended last', () => {
     expect(parseOptions({ apiKey: 'k', region: 'eu', endpoints: ['https://a.example/p', 'https://b.example/q?x=1'] }).endpoints).toEqual([
       ci('https://a.example/p'),
       'https://b.example/q?x=1&ci=js/' + VERSION,
       ci(REGION_ENDPOINTS.eu),
     ]);
-    expect(parseOptions({ apiKey: 'k', endpoints: 'https://a.example' }).endpoints).toEqual([ci('https://a.example'), ci(REGION_ENDPOINTS.us)]);
+    expect(parseOptions({ apiKey: 'k', region: 'us', endpoints: 'https://a.example' }).endpoints).toEqual([ci('https://a.example'), ci(REGION_ENDPOINTS.us)]);
   });
 
   test('withoutDefault drops the region default, for a string or an array', () => {
-    expect(parseOptions({ apiKey: 'k', endpoints: withoutDefault('https://a.example') }).endpoints).toEqual([ci('https://a.example')]);
+    expect(parseOptions({ apiKey: 'k', region: 'eu', endpoints: withoutDefault('https://a.example') }).endpoints).toEqual([ci('https://a.example')]);
     expect(parseOptions({ apiKey: 'k', endpoints: withoutDefault(['https://a.example', '/p']) }).endpoints).toEqual([
       ci('https://a.example'),
       ci('/p'),
@@ -115,7 +129,7 @@ describe('endpoint resolution', () => {
   });
 
   test('integrationInfo becomes sdk integrations', () => {
-    expect(parseOptions({ apiKey: 'k', integrationInfo: ['react/2.1.0', 'plain'] }).integrations).toEqual([
+    expect(parseOptions({ apiKey: 'k', endpoints: '/t', integrationInfo: ['react/2.1.0', 'plain'] }).integrations).toEqual([
       { name: 'react', version: '2.1.0' },
       { name: 'plain', version: '' },
     ]);
@@ -134,6 +148,6 @@ describe('exports', () => {
 
 test('the endpoints array given is neither changed nor required to be mutable', () => {
   const endpoints = Object.freeze(['https://a.example']);
-  expect(parseOptions({ apiKey: 'k', endpoints }).endpoints).toHaveLength(2);
+  expect(parseOptions({ apiKey: 'k', region: 'us', endpoints }).endpoints).toHaveLength(2);
   expect(endpoints).toEqual(['https://a.example']);
 });

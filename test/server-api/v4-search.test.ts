@@ -195,7 +195,7 @@ describe.each(ENGINES)('GET /v4/events search (%s)', (engine) => {
 
   it('ignores the SDKs\' ii parameter; any other unknown parameter is a 400', async () => {
     const plain = await call(t, 'GET', '/v4/events?visitor_id=visA');
-    const extra = await call(t, 'GET', '/v4/events?visitor_id=visA&ii=tessera-server%2F1.0.0');
+    const extra = await call(t, 'GET', '/v4/events?visitor_id=visA&ii=tessera-id-server%2F1.0.0');
     expect(extra.status).toBe(200);
     expect(extra.body).toEqual(plain.body);
     const unknown = await call(t, 'GET', '/v4/events?visitor_id=visA&whatever=1');

@@ -122,7 +122,7 @@ describe.each(ENGINES)('Server API clients against the service (%s)', (engine) =
       expect(await eu.getEvent(events[1]!.event_id)).toEqual(events[1]);
       expect(seen).toHaveLength(1);
       expect(seen[0]!.startsWith(`${REGION_BASE_URLS.eu}/v4/events/`)).toBe(true);
-      expect(new URL(seen[0]!).searchParams.get('ii')).toMatch(/^tessera-server\//);
+      expect(new URL(seen[0]!).searchParams.get('ii')).toMatch(/^tessera-id-server\//);
     });
   });
 

@@ -36,7 +36,8 @@ export const SERVICE_OPTIONS: OptionSpec[] = [
   { flag: 'max-connections', env: 'TESSERA_MAX_CONNECTIONS', kind: 'integer', defaultText: String(DEFAULT_CONFIG.maxConnections), help: 'open connections at most; more are refused', config: 'maxConnections' },
   { flag: 'ops-port', env: 'TESSERA_OPS_PORT', kind: 'integer', help: 'serve /health, /ready and /metrics on this separate port (default: /metrics only to loopback clients of the main port)', config: 'opsPort' },
   { flag: 'ops-host', env: 'TESSERA_OPS_HOST', kind: 'string', defaultText: DEFAULT_CONFIG.opsHost, help: 'interface of the ops listener', config: 'opsHost' },
-  { flag: 'no-demo', env: 'TESSERA_NO_DEMO', kind: 'boolean', defaultText: 'false', help: 'do not serve the demo page at / (and its /demo/events route)' },
+  { flag: 'demo', env: 'TESSERA_DEMO', kind: 'boolean', help: 'serve the demo page at / and its /demo/events route, which lists recent events without a key (default: only when --host is loopback)', config: 'demo' },
+  { flag: 'no-demo', env: 'TESSERA_NO_DEMO', kind: 'boolean', defaultText: 'false', help: 'do not serve the demo page at / (and its /demo/events route), whatever --host is' },
 ];
 
 export const KEY_OPTIONS: OptionSpec[] = [
@@ -92,7 +93,10 @@ export function serviceConfigFrom(values: Record<string, string | boolean | unde
     const value = optionValue(spec, values, env);
     if (value === undefined) continue;
     if (spec.config) config[spec.config] = value;
-    if (spec.flag === 'no-demo') config.demo = !value;
+    if (spec.flag === 'no-demo') {
+      if (value && config.demo === true) throw new Error('--demo and --no-demo (or TESSERA_DEMO and TESSERA_NO_DEMO) contradict each other');
+      if (value) config.demo = false;
+    }
   }
   return config;
 }

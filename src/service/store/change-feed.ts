@@ -14,10 +14,11 @@
  *
  * Writes made through this store invalidate its caches themselves (`recordChange`).
  */
+import { requireOptional } from './optional-dependency.js';
 import type { Database } from './schema.js';
 import type SQLite from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
-import pg from 'pg';
+import type Pg from 'pg';
 
 export const CHANGES_CHANNEL = 'tessera_changes';
 const RECONNECT_DELAY_MS = 1000;
@@ -48,14 +49,15 @@ export function sqliteChangeFeed(sqlite: SQLite.Database): ChangeFeed {
 
 export function postgresChangeFeed(connectionString: string): ChangeFeed {
   const listeners: (() => void)[] = [];
-  let client: pg.Client | undefined;
+  let client: Pg.Client | undefined;
   let listening = false;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
   const changed = () => listeners.forEach((l) => l());
 
   const connect = () => {
-    const c = new pg.Client({ connectionString });
+    const { Client } = requireOptional<typeof Pg>('pg', 'DATABASE_URL');
+    const c = new Client({ connectionString });
     client = c;
     const lost = () => {
       if (client !== c) return;

@@ -6,9 +6,10 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
-import pg from 'pg';
+import type Pg from 'pg';
 import { postgresChangeFeed, sqliteChangeFeed, type ChangeFeed } from './change-feed.js';
 import { ensurePrivateDir, ensurePrivateFile, type Warn } from './file-modes.js';
+import { requireOptional } from './optional-dependency.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
 import { BACKSTOP_CHECKPOINT_PAGES, startWalCheckpointer } from './wal-checkpointer.js';
@@ -23,7 +24,7 @@ export interface OpenedDatabase {
   /** What other processes change (change-feed.ts); closed by the caller after `db`. */
   changes: ChangeFeed;
   /** PostgreSQL: the pool, for its counters. */
-  pool?: pg.Pool;
+  pool?: Pg.Pool;
 }
 
 export const SQLITE_FILE_NAME = 'tessera.sqlite';
@@ -40,6 +41,7 @@ export function openDatabase(opts: { dataDir: string; databaseUrl?: string; pool
     throw new Error(`DATABASE_URL must start with postgres:// or postgresql:// (got "${redactUrl(opts.databaseUrl)}")`);
   }
   if (isPostgresUrl(opts.databaseUrl)) {
+    const pg = requireOptional<typeof Pg>('pg', 'DATABASE_URL');
     const pool = new pg.Pool({
       connectionString: opts.databaseUrl,
       max: opts.poolSize ?? 10,
@@ -48,7 +50,7 @@ export function openDatabase(opts: { dataDir: string; databaseUrl?: string; pool
         getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
           oid === PG_INT8_OID || oid === PG_NUMERIC_OID
             ? (value: string) => Number(value)
-            : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+            : (pg.types.getTypeParser(oid, format) as (value: string) => unknown)) as typeof pg.types.getTypeParser,
       },
     });
     // An idle connection can fail (server restart, database dropped while closing); pg-pool
