@@ -114,7 +114,7 @@ export const MATCH_CONFIDENCE = {
   token: 0.995,
   tokenDrifted: 0.9,
   tokenOtherDevice: 0.5,
-  newClear: 0.99,
+  newClear: 0.95,
   /** A token whose jar was revoked (jars.ts): its browser was linked to another browser's ID by mistake. */
   revokedJar: 0.1,
 };
