@@ -209,18 +209,7 @@ export const confidenceOf = (score: number, comment?: string): Confidence => ({
   ...(comment ? { comment } : {}),
 });
 
-/**
- * Two look-alike visitors are proven to be different browsers when the older one still came
- * back with its own token after the younger one was created. Otherwise the younger one may
- * just be the older one after its storage was cleared (a split, which we heal by answering
- * with the oldest).
- */
 const confidence = confidenceOf;
-
-export function provenDistinct(a: Candidate, b: Candidate): boolean {
-  const [older, younger] = a.firstSeenAt <= b.firstSeenAt ? [a, b] : [b, a];
-  return older.lastTokenAt !== null && older.lastTokenAt > younger.firstSeenAt;
-}
 
 const byAge = (a: CandidateScore, b: CandidateScore) => a.candidate.firstSeenAt - b.candidate.firstSeenAt;
 
@@ -228,16 +217,19 @@ const byAge = (a: CandidateScore, b: CandidateScore) => a.candidate.firstSeenAt 
  * Decide a visit that brought no valid token: a posterior over "one of the candidates" and
  * "a browser we have not seen", each hypothesis weighted (log2) by
  * - the signal score relative to the best candidate (drift-aware likelihood ratio),
- * - the network: a candidate seen on this network gains much when the network is private to a
- *   few visitors (a home), little when it is shared (carrier NAT, office, VPN exit),
+ * - the network: a candidate seen on this network gains much when the network is exclusive to
+ *   a few visitors over time (a home), little when it is shared (carrier NAT, office, VPN exit)
+ *   or a pool the candidate hops through,
  * - token loss: a WebKit browser keeps script storage for 7 days without a visit, so a
  *   tokenless, non-private visit is unlikely from a candidate that visited days ago,
- * - for "new": a prior that grows with the number of look-alikes (a common fingerprint is
- *   often a different device).
- * Look-alikes on this network never proven to be distinct browsers count as one browser split
- * by cleared storage: their weights add up and the oldest ID answers.
- * The visit links to the best hypothesis when its posterior reaches MATCH.linkPosterior; the
- * posterior is the confidence.
+ * - for "new": a prior that grows with the anonymity set (a common fingerprint is often a
+ *   different device): visitors sharing the stable signature, or on a home network the devices
+ *   of this hardware class seen there.
+ * Candidates whose stable signals the visit contradicts are ruled out first (compatibility.ts).
+ * The visit links to the best candidate when its posterior reaches MATCH.linkPosterior and it
+ * beats the strongest alternative by MATCH.linkMarginBits; every ID stands for its own browser
+ * (look-alikes are never pooled). The calibrated posterior is the confidence, and the comment
+ * names the deciding evidence.
  */
 export function decideWithoutToken(visit: VisitContext, candidates: readonly Candidate[], crowding: KeyCrowding): Decision {
   // Hard rule: a visitor whose stable hardware or OS signals this visit contradicts is never linked.
