@@ -12,8 +12,14 @@ import { dayOf } from './schedule.js';
 
 export type NetworkKind = 'home' | 'office' | 'carrier' | 'vpn' | 'public-wifi' | 'roaming';
 
-/** Addresses per carrier NAT pool and per VPN provider. */
+/**
+ * A carrier's NAT pool spans many /24 blocks, so one block sees few phones at a time although
+ * thousands share the pool; addresses per VPN provider.
+ */
+const CARRIER_BLOCKS = 64;
 const CARRIER_POOL = 256;
+/** Egress addresses of a corporate campus (one /24). */
+const CAMPUS_EGRESS = 4;
 const VPN_POOL = 40;
 
 function octets(n: number): string {
@@ -29,12 +35,13 @@ export function homeIp(h: Household, day: number, rng: Rng): string {
   return `${h.country.ipBlock}.${h.isp * 16 + (hash32(`v4:${h.id}:${lease}`) & 15)}.${octets(hash32(`v4b:${h.id}:${lease}`))}`;
 }
 
-export function officeIp(o: Office): string {
+export function officeIp(o: Office, rng?: Rng): string {
+  if (o.campus) return `${o.country.ipBlock}.201.${o.id & 255}.${1 + (rng ? rng.int(0, CAMPUS_EGRESS - 1) : 0)}`;
   return `${o.country.ipBlock}.200.${octets(o.id)}`;
 }
 
 export function carrierIp(country: Country, carrier: number, rng: Rng): string {
-  return `${country.ipBlock}.${100 + carrier}.0.${rng.int(0, CARRIER_POOL - 1)}`;
+  return `${country.ipBlock}.${100 + carrier}.${rng.int(0, CARRIER_BLOCKS - 1)}.${rng.int(0, CARRIER_POOL - 1)}`;
 }
 
 export function vpnIp(provider: number, rng: Rng): string {
@@ -67,7 +74,7 @@ export function sessionNetwork(seed: string, b: SimBrowser, session: number, sta
   if (office) {
     if (device.cls === 'phone') return workHours && r.chance(0.5) ? { kind: 'office', ip: officeIp(office) } : { kind: 'carrier', ip: carrierIp(office.country, user.carrier, r) };
     if (device.cls === 'laptop' && r.chance(0.2)) return { kind: 'home', ip: homeIp(user.household, day, r) };
-    return { kind: 'office', ip: officeIp(office) };
+    return { kind: 'office', ip: officeIp(office, r) };
   }
   if (user.vpnShare > 0 && r.chance(user.vpnShare)) return { kind: 'vpn', ip: vpnIp(user.vpnProvider, r) };
   const country = user.household.country;

@@ -46,6 +46,8 @@ export interface Office {
   filled: number;
   fonts: string[];
   diskGb: number;
+  /** A corporate campus: hundreds of seats of one image behind a small pool of egress addresses. */
+  campus: boolean;
 }
 
 export interface Trip {
@@ -83,6 +85,13 @@ export interface Device {
   managedBy: Office | null;
   /** Days after release this device installs OS updates. */
   osLagDays: number;
+  /**
+   * Apple devices still on the previous major OS release (18.x) until this day (Infinity: for
+   * the whole period), then upgraded to the current one; null when on the current release.
+   */
+  previousMajorUntil: number | null;
+  /** Bought from the mobile carrier as its subsidised model, updated on the carrier's rollout day. */
+  carrierPhone: boolean;
   windows11: boolean;
   win11UpgradeDay: number | null;
   androidVersion: number;
@@ -193,6 +202,18 @@ function languagesWithEdit(rng: Rng, languages: string[]): string[] {
   return [...languages, rng.pick(['fr', 'de', 'es', 'ja', 'pt-BR'])];
 }
 
+/** Share of users whose phone is their carrier's subsidised model (*assumption*). */
+const CARRIER_PHONE_SHARE = 0.15;
+/** Share of Apple devices on the previous major release at the start, and of those that upgrade during the period (*assumption*). */
+const PREVIOUS_MAJOR_SHARE = 0.12;
+const PREVIOUS_MAJOR_UPGRADE = 0.6;
+
+/** Each carrier of a country sells one subsidised phone model and pushes its updates on one day. */
+function carrierOffer(seed: string, country: Country, carrier: number): { model: PhoneModel; lagDays: number } {
+  const r = new Rng(seed, 'carrier', country.code, carrier);
+  return { model: r.weighted(phoneWeights(country)), lagDays: r.uniform(3, 30) };
+}
+
 export function generatePopulation(options: PopulationOptions): Population {
   const { seed, days } = options;
   const households: Household[] = [];
@@ -215,6 +236,19 @@ export function generatePopulation(options: PopulationOptions): Population {
       phone: r.chance(0.2) ? r.weighted(PHONES.filter(([m]) => m.name === 'iPhone 15' || m.name === 'iPhone 13' || m.name === 'Galaxy A54')) : null,
       seats: Math.min(120, Math.round(r.logNormal(30, 0.7)) + 5), filled: 0,
       fonts: [...baseFonts(computer.os, true), ...(computer.os === 'windows' ? FONTS.office : [])], diskGb: r.pick([256, 512]),
+      campus: false,
+    });
+  }
+  // Corporate campuses: one per 5,000 browsers, 150-300 seats of one Windows image.
+  const campusCount = Math.max(1, Math.round(options.browsers / 5000));
+  for (let i = 0; i < campusCount; i++) {
+    const r = new Rng(seed, 'campus', i);
+    const country = r.weighted(countryWeights);
+    const computer = r.weighted(COMPUTER_ONLY.filter(([m]) => m.os === 'windows'));
+    offices.push({
+      id: officeCount + i, country, tz: r.weighted(country.timezones), languages: r.weighted(country.languages), computer,
+      browser: r.weighted([['chrome', 50], ['edge', 50]]), secondBrowser: null, rolloutLagDays: r.uniform(2, 21), clearOnExit: r.chance(0.3),
+      phone: null, seats: r.int(150, 300), filled: 0, fonts: [...baseFonts('windows', true), ...FONTS.office], diskGb: 512, campus: true,
     });
   }
 
@@ -226,14 +260,17 @@ export function generatePopulation(options: PopulationOptions): Population {
   const phoneDisk: Weighted<number> = [[64, 10], [128, 45], [256, 35], [512, 10]];
   const computerDisk: Weighted<number> = [[256, 40], [512, 45], [1024, 15]];
 
-  const addDevice = (r: Rng, user: User, cls: Device['cls'], os: OsFamily, hardware: Hardware, phone: PhoneModel | null, managedBy: Office | null): Device => {
+  const addDevice = (r: Rng, user: User, cls: Device['cls'], os: OsFamily, hardware: Hardware, phone: PhoneModel | null, managedBy: Office | null, carrierLag: number | null = null): Device => {
     const windows11 = os === 'windows' && (managedBy ? true : r.chance(0.58));
     const mobile = cls === 'phone' || cls === 'tablet';
     const monitorShare = cls === 'laptop' && !managedBy && r.chance(0.3) ? r.uniform(0.2, 0.8) : 0;
     const scalingDay = mobile || managedBy ? null : maybeDay(r, 0.02, days);
     const device: Device = {
       id: devices.length, user, cls, os, hardware, phone, managedBy,
-      osLagDays: managedBy ? managedBy.rolloutLagDays : os === 'ios' || os === 'ipados' || os === 'macos' ? appleLag(r) : r.uniform(0, 10),
+      osLagDays: managedBy ? managedBy.rolloutLagDays : carrierLag ?? (os === 'ios' || os === 'ipados' || os === 'macos' ? appleLag(r) : r.uniform(0, 10)),
+      previousMajorUntil: !managedBy && carrierLag === null && (os === 'ios' || os === 'ipados' || os === 'macos') && r.chance(PREVIOUS_MAJOR_SHARE)
+        ? (r.chance(PREVIOUS_MAJOR_UPGRADE) ? r.uniform(0, days) : Infinity) : null,
+      carrierPhone: carrierLag !== null,
       windows11, win11UpgradeDay: os === 'windows' && !windows11 ? maybeDay(r, 0.04, days) : null,
       androidVersion: r.weighted([[16, 30], [15, 35], [14, 25], [13, 10]]),
       androidUpgradeDay: os === 'android' ? maybeDay(r, 0.06, days) : null,
@@ -323,8 +360,10 @@ export function generatePopulation(options: PopulationOptions): Population {
       };
       // Personal phone.
       if (ur.chance(0.92)) {
-        const model = ur.weighted(phoneWeights(country));
-        const device = addDevice(ur, user, 'phone', model.os, makeHardware(ur, model, phoneDisk), model, null);
+        const offer = ur.chance(CARRIER_PHONE_SHARE) ? carrierOffer(seed, country, user.carrier) : null;
+        const model = offer ? offer.model : ur.weighted(phoneWeights(country));
+        const hardware = makeHardware(ur, model, phoneDisk);
+        const device = addDevice(ur, user, 'phone', model.os, offer ? { ...hardware, hdr: false, diskGb: 128 } : hardware, model, null, offer?.lagDays ?? null);
         // Samsung Internet ships on Samsung phones only.
         const phoneBrowsers = BROWSERS_BY_OS[model.os].filter(([k]) => k !== 'samsung' || model.name.startsWith('Galaxy'));
         const kind = ur.weighted(phoneBrowsers);
@@ -379,6 +418,9 @@ function cohortsOf(b: SimBrowser): string[] {
   const c: string[] = [d.cls === 'phone' || d.cls === 'tablet' ? 'mobile' : 'desktop'];
   if (d.managedBy) c.push('office-identical');
   if (d.managedBy?.clearOnExit) c.push('office-clear-on-exit');
+  if (d.managedBy?.campus) c.push('corporate-image');
+  if (d.carrierPhone) c.push('carrier-identical');
+  if (d.previousMajorUntil !== null) c.push('os-release-drift');
   if (b.clearing !== 'never') c.push('clears-storage');
   if (b.privateShare > 0) c.push('private-sessions');
   if (b.engine === 'webkit') c.push('webkit-itp');

@@ -55,8 +55,11 @@ interface BrowserState {
 function stateAt(b: SimBrowser, day: number): BrowserState {
   const d = b.device;
   const lag = b.reinstallDay !== null && day >= b.reinstallDay ? Math.min(b.upgradeLagDays, 1) : b.upgradeLagDays;
-  const apple = appleVersionAt(day, d.osLagDays);
-  const major = b.kind === 'safari' ? apple.minor : browserMajorAt(b.kind, day, lag);
+  // Holdouts on the previous major release run its last point release until they upgrade.
+  const apple = d.previousMajorUntil !== null && day < d.previousMajorUntil ? { major: 18, minor: 7 } : appleVersionAt(day, d.osLagDays);
+  // Apple releases in one sequence: the previous major's point releases come before the current one's.
+  const appleIndex = apple.major === 18 ? apple.minor - 50 : apple.minor;
+  const major = b.kind === 'safari' ? appleIndex : browserMajorAt(b.kind, day, lag);
   const chromium = chromiumMajorOf(b.kind, major);
   const windows11 = d.windows11 || (d.win11UpgradeDay !== null && day >= d.win11UpgradeDay);
   const androidVersion = d.androidVersion + (d.androidUpgradeDay !== null && day >= d.androidUpgradeDay ? 1 : 0);
@@ -66,14 +69,14 @@ function stateAt(b: SimBrowser, day: number): BrowserState {
       osTextEpoch = `w${windows11 ? 11 : 10}:${renderEpoch('os-text', 'windows', windowsUpdateIndexAt(day, d.osLagDays), CHANGE_PROBABILITY.windowsText)}`;
       break;
     case 'macos': case 'ios': case 'ipados':
-      osTextEpoch = `a${d.os}:${renderEpoch('os-text', 'apple', apple.minor, CHANGE_PROBABILITY.appleText)}`;
+      osTextEpoch = `a${d.os}:${renderEpoch('os-text', 'apple', appleIndex, CHANGE_PROBABILITY.appleText)}`;
       break;
     case 'android': osTextEpoch = `android${androidVersion}`; break;
     case 'chromeos': osTextEpoch = `cros${renderEpoch('os-text', 'chromeos', chromium, CHANGE_PROBABILITY.canvas)}`; break;
     case 'linux': osTextEpoch = 'linux'; break;
   }
   // WebKit on Apple platforms is versioned with the OS; iOS Chrome/Firefox/Edge render with it too.
-  const engineVersion = b.engine === 'webkit' ? apple.minor : b.engine === 'blink' ? chromium : major;
+  const engineVersion = b.engine === 'webkit' ? appleIndex : b.engine === 'blink' ? chromium : major;
   return { day, major, chromium, apple, engineVersion, windows11, osTextEpoch, androidVersion };
 }
 

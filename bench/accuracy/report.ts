@@ -34,6 +34,11 @@ export interface AccuracyReport {
   methods: Record<MethodName, AccuracyMetrics>;
   cohorts: Record<string, CohortFigures>;
   networks: Record<string, { visits: number; serviceReidentificationRate: number }>;
+  /**
+   * Browsers split by one dimension at a time (device kind, cluster size, main network kind,
+   * storage kept or lost), each row with the cookie-only baseline beside the service.
+   */
+  segments: SegmentRow[];
   /** Visits that sent back a token: share whose service ID equals the previous ID of the same storage. */
   tokenContinuity: { visits: number; sameIdRate: number };
   targets: {
@@ -41,6 +46,57 @@ export interface AccuracyReport {
     falseMerges: { target: number; value: number; met: boolean };
     calibration: { targetPoints: number; worstGapPoints: number | null; judgedBins: number; met: boolean };
   };
+}
+
+export interface SegmentRow {
+  dimension: 'device' | 'cluster' | 'network' | 'storage';
+  value: string;
+  browsers: number;
+  service: { reidentificationRate: number; foreignVisitShare: number };
+  cookieOnly: { reidentificationRate: number };
+  /** Service minus cookie-only re-identification, in points. */
+  deltaPoints: number;
+}
+
+/** Cluster size buckets: how many browsers shared a browser's exact signals at some visit. */
+export function clusterBucket(size: number): string {
+  return size <= 1 ? '1 (unique)' : size <= 4 ? '2-4' : size <= 19 ? '5-19' : '20+';
+}
+
+/**
+ * Per browser, one value per segment dimension: device kind; cluster size (the most browsers
+ * that sent one of its exact signal sets); the network kind most of its visits came from;
+ * whether it ever came back without its storage (storage lost or private window).
+ */
+export function segmentsOfBrowsers(result: SimulationResult): Map<number, Record<SegmentRow['dimension'], string>> {
+  const browsersOf = new Map<string, Set<number>>();
+  for (const r of result.records) {
+    let set = browsersOf.get(r.exactId);
+    if (!set) browsersOf.set(r.exactId, (set = new Set()));
+    set.add(r.browser);
+  }
+  const cluster = new Map<number, number>();
+  const networks = new Map<number, Map<string, number>>();
+  const lost = new Set<number>();
+  for (const r of result.records) {
+    cluster.set(r.browser, Math.max(cluster.get(r.browser) ?? 0, browsersOf.get(r.exactId)!.size));
+    const counts = networks.get(r.browser) ?? new Map<string, number>();
+    counts.set(r.network, (counts.get(r.network) ?? 0) + 1);
+    networks.set(r.browser, counts);
+    if (r.condition === 'storage-lost' || r.condition === 'private') lost.add(r.browser);
+  }
+  const out = new Map<number, Record<SegmentRow['dimension'], string>>();
+  for (const b of result.population.browsers) {
+    if (!cluster.has(b.index)) continue;
+    const main = [...networks.get(b.index)!].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1))[0]![0];
+    out.set(b.index, {
+      device: b.device.cls === 'phone' || b.device.cls === 'tablet' ? 'mobile' : 'desktop',
+      cluster: clusterBucket(cluster.get(b.index)!),
+      network: main,
+      storage: lost.has(b.index) ? 'storage lost or private' : 'storage kept',
+    });
+  }
+  return out;
 }
 
 function outcomes(records: readonly VisitRecord[], method: MethodName): VisitOutcome[] {
@@ -118,6 +174,24 @@ export function buildReport(result: SimulationResult, options: { seed: string; d
   }
   for (const [k, t] of tally) networks[k] = { visits: t.visits, serviceReidentificationRate: t.visits ? t.hits / t.visits : 0 };
 
+  const segmentOf = segmentsOfBrowsers(result);
+  const segments: SegmentRow[] = [];
+  for (const dimension of ['device', 'cluster', 'network', 'storage'] as const) {
+    const order = ['1 (unique)', '2-4', '5-19', '20+'];
+    const values = [...new Set([...segmentOf.values()].map((x) => x[dimension]))].sort((a, b) => order.indexOf(a) - order.indexOf(b) || (a < b ? -1 : 1));
+    for (const value of values) {
+      const include = (b: number) => segmentOf.get(b)?.[dimension] === value;
+      const sv = computeMetrics(streams.service.visits, { include, index: streams.service.index });
+      const ck = computeMetrics(streams.cookieOnly.visits, { include, index: streams.cookieOnly.index });
+      segments.push({
+        dimension, value, browsers: sv.browsers,
+        service: { reidentificationRate: sv.reidentificationRate, foreignVisitShare: sv.foreignVisitShare },
+        cookieOnly: { reidentificationRate: ck.reidentificationRate },
+        deltaPoints: (sv.reidentificationRate - ck.reidentificationRate) * 100,
+      });
+    }
+  }
+
   // Did a visit that sent a token get the same ID as the previous visit of that storage?
   const lastIdOfJar = new Map<string, string>();
   let tokenVisits = 0;
@@ -147,6 +221,7 @@ export function buildReport(result: SimulationResult, options: { seed: string; d
     methods,
     cohorts,
     networks,
+    segments,
     tokenContinuity: { visits: tokenVisits, sameIdRate: tokenVisits ? tokenSame / tokenVisits : 0 },
     targets: {
       reidentification: { target: TARGETS.reidentificationRate, value: service.reidentificationRate, met: service.reidentificationRate >= TARGETS.reidentificationRate },
@@ -161,6 +236,30 @@ const num = (x: number, digits = 1) => x.toFixed(digits);
 
 function row(cells: (string | number)[]): string {
   return `| ${cells.join(' | ')} |`;
+}
+
+/** The segment where the service does worst against cookie-only (segments of fewer than 20 browsers left out). */
+export function worstSegment(r: AccuracyReport): SegmentRow | null {
+  const judged = r.segments.filter((g) => g.browsers >= 20);
+  return judged.length ? judged.reduce((a, b) => (b.deltaPoints < a.deltaPoints ? b : a)) : null;
+}
+
+/** The headline figures of several runs (seeds) side by side. */
+export function seedComparisonMarkdown(reports: readonly AccuracyReport[]): string {
+  const lines: string[] = [];
+  lines.push(row(['', ...reports.map((r) => `seed \`${r.scenario.seed}\``)]));
+  lines.push(row(['---', ...reports.map(() => '---:')]));
+  const cond = (r: AccuracyReport, c: 'storage-lost' | 'private', method: MethodName) => r.methods[method].byCondition[c]?.rate ?? 0;
+  const rows: [string, (r: AccuracyReport) => string][] = [
+    ['All returning visits (cookie-only / oracle)', (r) => `${pct(r.methods.service.reidentificationRate)} (${pct(r.methods.cookieOnly.reidentificationRate)} / ${pct(r.methods.oracle.reidentificationRate)})`],
+    ['After storage loss (oracle)', (r) => `${pct(cond(r, 'storage-lost', 'service'))} (${pct(cond(r, 'storage-lost', 'oracle'))})`],
+    ['Private windows (oracle)', (r) => `${pct(cond(r, 'private', 'service'))} (${pct(cond(r, 'private', 'oracle'))})`],
+    ['IDs merged with another browser', (r) => `${pct(r.methods.service.mergedIdShare, 3)} (${r.methods.service.mergedIds})`],
+    ['Worst segment vs cookie-only (points)', (r) => { const w = worstSegment(r); return w ? `${num(w.deltaPoints, 2)} (${w.dimension} ${w.value})` : 'n/a'; }],
+    ['Calibration: worst gap (points)', (r) => (r.targets.calibration.worstGapPoints === null ? 'n/a' : num(r.targets.calibration.worstGapPoints, 2))],
+  ];
+  for (const [label, f] of rows) lines.push(row([label, ...reports.map(f)]));
+  return lines.join('\n');
 }
 
 /** The report as Markdown (printed to the console and embedded in BENCHMARKS.md). */
@@ -212,6 +311,16 @@ export function reportMarkdown(r: AccuracyReport): string {
   for (const [name, c] of Object.entries(r.cohorts).sort((a, b) => (a[0] === 'all' ? -1 : b[0] === 'all' ? 1 : b[1].browsers - a[1].browsers))) {
     lines.push(row([name, c.browsers.toLocaleString('en-US'), c.visits.toLocaleString('en-US'), ...names.map((n) => `${pct(c.methods[n].reidentificationRate)} / ${pct(c.methods[n].foreignVisitShare, 2)}`)]));
   }
+  lines.push('');
+  lines.push('By segment (each browser once per dimension; network = where most of its visits came from; storage lost = at least one visit without its storage, private windows included): re-identification of the service beside cookie-only:');
+  lines.push('');
+  lines.push(row(['Dimension', 'Segment', 'Browsers', 'Service', 'Cookie only', 'Service − cookie (points)', 'Service visits with another browser\'s ID']));
+  lines.push(row(['---', '---', '---:', '---:', '---:', '---:', '---:']));
+  for (const g of r.segments) {
+    lines.push(row([g.dimension, g.value, g.browsers.toLocaleString('en-US'), pct(g.service.reidentificationRate), pct(g.cookieOnly.reidentificationRate), num(g.deltaPoints, 2), pct(g.service.foreignVisitShare, 3)]));
+  }
+  const worst = worstSegment(r);
+  if (worst) lines.push('', `Worst segment against cookie-only: ${worst.dimension} ${worst.value}, ${num(worst.deltaPoints, 2)} points.`);
   lines.push('');
   lines.push('Service re-identification of returning visits by network: ' + Object.entries(r.networks).sort((a, b) => b[1].visits - a[1].visits)
     .map(([k, v]) => `${k} ${pct(v.serviceReidentificationRate)} (${v.visits.toLocaleString('en-US')})`).join(', ') + '.');

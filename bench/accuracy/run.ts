@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { MATCH } from '../../src/service/identification/matcher.js';
 import { writeBenchOutput } from '../bench-output.js';
 import { applyMatchOverrides } from './match-overrides.js';
-import { buildReport, reportMarkdown } from './report.js';
+import { buildReport, reportMarkdown, seedComparisonMarkdown, type AccuracyReport } from './report.js';
 import { runSimulation } from './simulate.js';
 
 const { values } = parseArgs({
@@ -18,6 +18,8 @@ const { values } = parseArgs({
     browsers: { type: 'string' },
     days: { type: 'string' },
     seed: { type: 'string', default: 'tessera-1' },
+    // A second population nobody tunes on, reported beside the first ('' to skip it).
+    'holdout-seed': { type: 'string', default: 'holdout-2' },
     concurrency: { type: 'string', default: '16' },
     quick: { type: 'boolean', default: false },
     match: { type: 'string', multiple: true, default: [] },
@@ -42,14 +44,27 @@ function codeVersion(): string {
 }
 const code = codeVersion() + (overrides.length ? ` with MATCH ${overrides.join(', ')}` : '');
 
-console.log(`Accuracy benchmark: ${browsers} browsers, ${days} days, seed ${seed}, concurrency ${concurrency}, ${code}`);
-const result = await runSimulation({
-  seed, browsers, days, concurrency,
-  onProgress: (done, total) => process.stderr.write(`  ${done}/${total} visits\r`),
-});
-process.stderr.write('\n');
-const report = buildReport(result, { seed, days, concurrency, code });
-const markdown = reportMarkdown(report);
-console.log(markdown);
-const file = writeBenchOutput({ name: 'accuracy', title: 'Identification accuracy', markdown, figures: report });
+const holdoutSeed = values['holdout-seed'] as string;
+
+async function runSeed(runSeed: string): Promise<{ report: AccuracyReport; markdown: string }> {
+  console.log(`Accuracy benchmark: ${browsers} browsers, ${days} days, seed ${runSeed}, concurrency ${concurrency}, ${code}`);
+  const result = await runSimulation({
+    seed: runSeed, browsers, days, concurrency,
+    onProgress: (done, total) => process.stderr.write(`  ${done}/${total} visits\r`),
+  });
+  process.stderr.write('\n');
+  const report = buildReport(result, { seed: runSeed, days, concurrency, code });
+  return { report, markdown: reportMarkdown(report) };
+}
+
+const main = await runSeed(seed);
+console.log(main.markdown);
+const holdout = holdoutSeed && holdoutSeed !== seed ? await runSeed(holdoutSeed) : null;
+let markdown = main.markdown;
+if (holdout) {
+  const comparison = `The same population model on a second seed (\`${holdoutSeed}\`), never used to tune the matcher:\n\n${seedComparisonMarkdown([main.report, holdout.report])}`;
+  console.log(`\n${comparison}`);
+  markdown += `\n\n${comparison}`;
+}
+const file = writeBenchOutput({ name: 'accuracy', title: 'Identification accuracy', markdown, figures: { ...main.report, ...(holdout ? { holdout: holdout.report } : {}) } });
 console.log(`\nwrote ${file}`);

@@ -1,14 +1,32 @@
 import { describe, expect, it } from 'vitest';
-import { fingerprintTwins } from '../../bench/accuracy/report.js';
-import type { VisitRecord } from '../../bench/accuracy/simulate.js';
+import type { SimBrowser } from '../../bench/accuracy/population.js';
+import { clusterBucket, fingerprintTwins, segmentsOfBrowsers } from '../../bench/accuracy/report.js';
+import type { SimulationResult, VisitRecord } from '../../bench/accuracy/simulate.js';
 
-const record = (browser: number, exactId: string): VisitRecord => ({
-  browser, t: browser, condition: 'with-token', network: 'home', serviceId: 'v', score: 1, error: null, exactId, cookieId: `c:${browser}`, oracleId: 'o',
+const record = (browser: number, exactId: string, over: Partial<VisitRecord> = {}): VisitRecord => ({
+  browser, t: browser, condition: 'with-token', network: 'home', serviceId: 'v', score: 1, error: null, exactId, cookieId: `c:${browser}`, oracleId: 'o', ...over,
 });
 
 describe('accuracy report', () => {
   it('fingerprint twins are the browsers that shared a complete signal set with another browser', () => {
     const twins = fingerprintTwins([record(0, 'h:a'), record(1, 'h:a'), record(1, 'h:b'), record(2, 'h:c'), record(2, 'h:c'), record(3, 'h:d')]);
     expect([...twins].sort()).toEqual([0, 1]);
+  });
+
+  it('segments: device kind, cluster size, main network, storage kept or lost', () => {
+    const browser = (index: number, cls: string) => ({ index, device: { cls } }) as unknown as SimBrowser;
+    const result = {
+      population: { browsers: [browser(0, 'phone'), browser(1, 'phone'), browser(2, 'desktop')] },
+      records: [
+        record(0, 'h:a', { network: 'carrier' }), record(0, 'h:a', { network: 'carrier' }), record(0, 'h:b', { network: 'home' }),
+        record(1, 'h:a', { network: 'home', condition: 'storage-lost' }),
+        record(2, 'h:c', { network: 'office', condition: 'private' }),
+      ],
+    } as unknown as SimulationResult;
+    const segments = segmentsOfBrowsers(result);
+    expect(segments.get(0)).toEqual({ device: 'mobile', cluster: '2-4', network: 'carrier', storage: 'storage kept' });
+    expect(segments.get(1)).toEqual({ device: 'mobile', cluster: '2-4', network: 'home', storage: 'storage lost or private' });
+    expect(segments.get(2)).toEqual({ device: 'desktop', cluster: '1 (unique)', network: 'office', storage: 'storage lost or private' });
+    expect([1, 2, 4, 5, 19, 20].map(clusterBucket)).toEqual(['1 (unique)', '2-4', '2-4', '5-19', '5-19', '20+']);
   });
 });

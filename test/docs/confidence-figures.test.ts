@@ -79,7 +79,8 @@ describe('docs/identification.md states the confidence the service gives', () =>
   });
 
   it('token-other-device: the token of one browser presented with another device\'s signals', async () => {
-    const owner = await identify(sampleSignals({ fonts: ['Docs Owner Font'] }));
+    // Hardware of its own (CPU cores), so that no earlier test's visitor is a compatible look-alike.
+    const owner = await identify(sampleSignals({ fonts: ['Docs Owner Font'], hardware_concurrency: 12 }));
     const copied = await identify(macSafari(), owner.token);
     expect(copied.visitor_id).toBe(owner.visitor_id);
     expect(copied.confidence.comment).toMatch(/different-looking device/);
@@ -87,7 +88,7 @@ describe('docs/identification.md states the confidence the service gives', () =>
   });
 
   it('token-drifted: the token with signals that changed a lot on the same kind of browser', async () => {
-    const before = sampleSignals({ fonts: ['Docs Drift Font'] });
+    const before = sampleSignals({ fonts: ['Docs Drift Font'], hardware_concurrency: 16 });
     const owner = await identify(before);
     const drifted: Signals = {
       ...before,

@@ -54,14 +54,24 @@ describe('decideIdentification', () => {
     expect(plan).toMatchObject({ kind: 'link', jar: fresh.jarId, path: 'token' });
   });
 
-  it('a token whose jar was revoked gets a new visitor, said so in the confidence', () => {
+  it('a token whose jar was revoked keeps its ID (a valid token is never re-assigned), with a low confidence that says why', () => {
     const visitor = known('TokenVisitor00000000', [windowsChrome()]);
     visitor.profile.jars = [{ i: 'stolenjar0', first: 2 * DAY, last: 3 * DAY, x: 1 }, ...(visitor.profile.jars ?? [])];
     const plan = decideIdentification(facts({ token: { visitor, jar: 'stolenjar0' } }));
-    expect(plan).toMatchObject({ kind: 'create', visitorId: fresh.visitorId, jar: fresh.jarId, path: 'new' });
-    expect(plan.confidence.score).toBe(MATCH_CONFIDENCE.newAfterRevokedJar);
-    expect(plan.confidence.comment).toMatch(/shared with another browser/);
-    expect(plan.profile.jars?.map((j) => j.i)).toEqual([fresh.jarId]);
+    expect(plan).toMatchObject({ kind: 'link', withToken: true, jar: 'stolenjar0', path: 'token' });
+    if (plan.kind !== 'link') throw new Error('expected a link');
+    expect(plan.visitor.visitorId).toBe('TokenVisitor00000000');
+    expect(plan.confidence.score).toBe(MATCH_CONFIDENCE.revokedJar);
+    expect(plan.confidence.comment).toMatch(/share its visitor ID with another browser/);
+  });
+
+  it('a valid token keeps its ID whatever the signals say, even against a better-matching candidate', () => {
+    const visitor = known('TokenVisitor00000000', [macSafari()]);
+    const lookalike = known('LookAlike00000000000', [windowsChrome()]);
+    const plan = decideIdentification(facts({ token: { visitor, jar: 'jar0000000' }, candidates: [lookalike] }));
+    expect(plan.kind).toBe('link');
+    if (plan.kind !== 'link') throw new Error('expected a link');
+    expect(plan.visitor.visitorId).toBe('TokenVisitor00000000');
   });
 
   it('without a token, a drifted browser links to its candidate with a fresh jar and no token record', () => {

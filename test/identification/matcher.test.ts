@@ -183,10 +183,35 @@ describe('identical devices', () => {
     expect(decideWithoutToken(visit(iphone(), 'v4:81.7.99'), [alice, bob, carol], { f: 3 })).toMatchObject({ kind: 'new' });
   });
 
-  it('look-alikes never proven distinct are one browser split by cleared storage: the oldest ID comes back', () => {
+  it('identical look-alikes on one network: no candidate stands out with a clear margin, so a new ID (never pooled into the oldest)', () => {
     const original = candidate('original', [iphone()], { network: 'v4:81.7.99', firstSeenAt: 0, lastTokenAt: null });
     const split = candidate('split', [iphone()], { network: 'v4:81.7.99', firstSeenAt: 5 * DAY, lastTokenAt: 8 * DAY });
-    expect(decideWithoutToken(visit(iphone(), 'v4:81.7.99'), [split, original], { f: 2 })).toMatchObject({ kind: 'link', visitorId: 'original' });
+    expect(decideWithoutToken(visit(iphone(), 'v4:81.7.99'), [split, original], { f: 2, n: 2 })).toMatchObject({ kind: 'new' });
+    // Alone on its home network, the same phone comes back.
+    expect(decideWithoutToken(visit(iphone(), 'v4:81.7.99'), [original], { f: 1, n: 1, p: 1 })).toMatchObject({ kind: 'link', visitorId: 'original' });
+  });
+
+  it('a visit without storage links only with a clear margin over the anonymity set of its network', () => {
+    const phone = candidate('phone', [iphone()], { network: 'v4:81.7.99', lastTokenAt: 19 * DAY });
+    // Alone of its kind on a home network: the phone that lost its storage.
+    expect(decideWithoutToken(visit(iphone(), 'v4:81.7.99'), [phone], { f: 3, n: 1, p: 1 })).toMatchObject({ kind: 'link', visitorId: 'phone' });
+    // Several devices of this hardware class seen on the network: a first visit of another one is as likely.
+    expect(decideWithoutToken(visit(iphone(), 'v4:81.7.99'), [phone], { f: 3, n: 4, p: 4 })).toMatchObject({ kind: 'new' });
+  });
+
+  it('a network block the candidate hops through (carrier NAT pool) is no home evidence, however few visitors it shows', () => {
+    let profile = emptyProfile();
+    for (const net of ['v4:100.64.1', 'v4:100.64.2', 'v4:100.64.3']) profile = updateProfile(profile, extractFeatures(iphone()), net);
+    const phone: Candidate = { visitorId: 'carrierPhone', firstSeenAt: 0, lastSeenAt: 10 * DAY, lastTokenAt: 9 * DAY, profile };
+    // Seen on 100.64.1 before, but also on two other blocks of the same pool: a pool, not a home.
+    const decision = decideWithoutToken(visit(iphone(), 'v4:100.64.1'), [phone], { f: 30, l: 30, r: 30, n: 1, p: 1 });
+    expect(decision.kind).toBe('new');
+  });
+
+  it('a link names its deciding evidence in the comment', () => {
+    const original = candidate('original', [iphone()], { network: 'v4:81.7.99', firstSeenAt: 0, lastTokenAt: null });
+    const decision = decideWithoutToken(visit(iphone(), 'v4:81.7.99'), [original], { f: 1, n: 1, p: 1 });
+    expect(decision.confidence.comment).toMatch(/linked without token: signals match; seen on this network/);
   });
 });
 

@@ -3,9 +3,11 @@
  * verified token, or the candidates of the visit's blocking keys) to the plan of what to
  * write and answer. No I/O, no clock, no randomness: the visit's time and fresh IDs come in.
  *
- * Order: a genuine token naming a visitor that still exists wins, unless its jar was revoked
- * because another browser was proven to hold this visitor's ID; then the signals (exact and
- * fuzzy matching among candidates, unique enough); then a new visitor.
+ * Order: a genuine token naming a visitor that still exists wins, always: signal evidence
+ * never re-assigns it (a jar revoked because another browser was proven to hold this visitor's
+ * ID keeps the ID too, with a confidence that says the ID is shared); then the signals (exact
+ * and fuzzy matching among compatible candidates, with a clear margin over the anonymity set);
+ * then a new visitor.
  */
 import type { Confidence } from '../../protocol/index.js';
 import type { VisitorRecord } from '../store/visitors.js';
@@ -41,7 +43,7 @@ export type IdentificationPlan =
 /** Below this probability that the ID is its browser's own, an answer says so in its comment. */
 const ORIGIN_COMMENT_BELOW = 0.9;
 const CONTESTED_ID_COMMENT = 'the visitor ID was created while look-alike visitors existed; it may stand for another browser';
-const REVOKED_JAR_COMMENT = 'the token was shared with another browser; a new visitor';
+const REVOKED_JAR_COMMENT = 'this storage was proven to share its visitor ID with another browser';
 
 /**
  * An answer is only as sure as the visitor ID is its browser's own: an ID created while
@@ -90,9 +92,9 @@ export function decideIdentification(facts: IdentificationFacts): Identification
     const { visitor } = facts.token;
     const jar = facts.token.jar ?? facts.fresh.jarId;
     const seen = observeJarUse(visitor.profile.jars ?? [], jar, visit.now, visit.features.privateMode);
-    if (seen.revoked) return create(facts, confidenceOf(MATCH_CONFIDENCE.newAfterRevokedJar, REVOKED_JAR_COMMENT));
     const twins = (visitor.profile.twins ?? 0) + (seen.conflict ? 1 : 0);
-    const confidence = inherit(judgeTokenVisit(visit, visitor), visitor);
+    // The token keeps its ID; a revoked jar's browser is the one that was linked by mistake.
+    const confidence = seen.revoked ? confidenceOf(MATCH_CONFIDENCE.revokedJar, REVOKED_JAR_COMMENT) : inherit(judgeTokenVisit(visit, visitor), visitor);
     return link(visit, visitor, { withToken: true, jar, jars: seen.jars, twins, confidence, path: 'token' });
   }
 

@@ -14,6 +14,7 @@
  * a new visitor. The confidence says how likely the answer is to be wrong, by evidence path.
  */
 import type { Confidence } from '../../protocol/index.js';
+import { incompatibility } from './compatibility.js';
 import { COMPONENTS, COMPONENT_NAMES } from './components.js';
 import { isDowngrade, type Features } from './features.js';
 import { widerNetwork } from './network.js';
@@ -79,8 +80,8 @@ export const MATCH = {
   relativeScoreWeight: 0.5,
   /** A browser that kept its token so far should still have it (storageLossBits). */
   tokenShouldBeAliveBits: -2,
-  /** Prior of "a browser never seen" against one look-alike candidate, log2. */
-  newBits: 6,
+  /** Prior of "a browser never seen" against one look-alike candidate, log2 (grows with the anonymity set). */
+  newBits: 4,
   /** The same prior for the reported posteriors, log2 (a new ID's is then re-weighed by id-origin.ts). */
   calibratedNewBits: -0.5,
   /** A visitor proven to be shared by two browsers (jars.ts), log2. */
@@ -91,7 +92,18 @@ export const MATCH = {
   commonHardwareVisitors: 3,
   /** Posterior needed to link. */
   linkPosterior: 0.5,
-  /** Visitors on one network from which on it is shared (carrier NAT, office, VPN), not a home. */
+  /**
+   * Clear margin, log2: the linked visitor's weight must exceed the strongest alternative (a
+   * browser never seen, or another candidate) by this much.
+   */
+  linkMarginBits: 1,
+  /**
+   * A network on which the candidate was seen counts as a pool (carrier NAT, an ISP's dynamic
+   * block), not a home, when the candidate was also seen on this many other /24 (/64) of the
+   * same wider block: its visits hop between addresses other phones use too.
+   */
+  poolNetworks: 2,
+  /** Distinct visitors seen on one network (/24, /64) over time from which on it is shared (carrier NAT, office, VPN), not a home. */
   sharedNetworkVisitors: 12,
   /** Font sets at least this similar (Jaccard) count as the same set that gained or lost a font. */
   fontSimilarity: 0.8,
@@ -103,7 +115,8 @@ export const MATCH_CONFIDENCE = {
   tokenDrifted: 0.9,
   tokenOtherDevice: 0.5,
   newClear: 0.95,
-  newAfterRevokedJar: 0.9,
+  /** A token whose jar was revoked (jars.ts): its browser was linked to another browser's ID by mistake. */
+  revokedJar: 0.1,
 };
 
 /** Jaccard similarity of two sorted, de-duplicated lists. */
@@ -196,18 +209,7 @@ export const confidenceOf = (score: number, comment?: string): Confidence => ({
   ...(comment ? { comment } : {}),
 });
 
-/**
- * Two look-alike visitors are proven to be different browsers when the older one still came
- * back with its own token after the younger one was created. Otherwise the younger one may
- * just be the older one after its storage was cleared (a split, which we heal by answering
- * with the oldest).
- */
 const confidence = confidenceOf;
-
-export function provenDistinct(a: Candidate, b: Candidate): boolean {
-  const [older, younger] = a.firstSeenAt <= b.firstSeenAt ? [a, b] : [b, a];
-  return older.lastTokenAt !== null && older.lastTokenAt > younger.firstSeenAt;
-}
 
 const byAge = (a: CandidateScore, b: CandidateScore) => a.candidate.firstSeenAt - b.candidate.firstSeenAt;
 
@@ -215,19 +217,24 @@ const byAge = (a: CandidateScore, b: CandidateScore) => a.candidate.firstSeenAt 
  * Decide a visit that brought no valid token: a posterior over "one of the candidates" and
  * "a browser we have not seen", each hypothesis weighted (log2) by
  * - the signal score relative to the best candidate (drift-aware likelihood ratio),
- * - the network: a candidate seen on this network gains much when the network is private to a
- *   few visitors (a home), little when it is shared (carrier NAT, office, VPN exit),
+ * - the network: a candidate seen on this network gains much when the network is exclusive to
+ *   a few visitors over time (a home), little when it is shared (carrier NAT, office, VPN exit)
+ *   or a pool the candidate hops through,
  * - token loss: a WebKit browser keeps script storage for 7 days without a visit, so a
  *   tokenless, non-private visit is unlikely from a candidate that visited days ago,
- * - for "new": a prior that grows with the number of look-alikes (a common fingerprint is
- *   often a different device).
- * Look-alikes on this network never proven to be distinct browsers count as one browser split
- * by cleared storage: their weights add up and the oldest ID answers.
- * The visit links to the best hypothesis when its posterior reaches MATCH.linkPosterior; the
- * posterior is the confidence.
+ * - for "new": a prior that grows with the anonymity set (a common fingerprint is often a
+ *   different device): visitors sharing the stable signature, or on a home network the devices
+ *   of this hardware class seen there.
+ * Candidates whose stable signals the visit contradicts are ruled out first (compatibility.ts).
+ * The visit links to the best candidate when its posterior reaches MATCH.linkPosterior and it
+ * beats the strongest alternative by MATCH.linkMarginBits; every ID stands for its own browser
+ * (look-alikes are never pooled). The calibrated posterior is the confidence, and the comment
+ * names the deciding evidence.
  */
 export function decideWithoutToken(visit: VisitContext, candidates: readonly Candidate[], crowding: KeyCrowding): Decision {
+  // Hard rule: a visitor whose stable hardware or OS signals this visit contradicts is never linked.
   const scored = candidates
+    .filter((c) => incompatibility(visit.features, c.profile) === null)
     .map((c) => scoreCandidate(visit, c))
     .filter((s) => !s.vetoed && s.score >= MATCH.minScore)
     .sort((a, b) => b.score - a.score || byAge(a, b));
@@ -235,11 +242,14 @@ export function decideWithoutToken(visit: VisitContext, candidates: readonly Can
   if (!best) return { kind: 'new', path: 'new', confidence: confidence(MATCH_CONFIDENCE.newClear), contested: false };
 
   const lookalikes = scored.filter((s) => s.score >= best.score - MATCH.tieMargin);
+  // Network evidence counts by how exclusive the network is: how many distinct visitors were
+  // seen on it over time, and whether the candidate hops between blocks of one pool.
   const sharedNetwork = (crowding.p ?? 0) >= MATCH.sharedNetworkVisitors;
+  const exclusive = (s: CandidateScore) => s.sameNetwork && !sharedNetwork && !pooled(visit, s.candidate);
   const weightOf = (s: CandidateScore) => {
     let lw = MATCH.relativeScoreWeight * (s.score - best.score);
     // The more visitors share the network, the less being seen on it says.
-    if (s.sameNetwork) lw += sharedNetwork ? MATCH.sharedNetworkBits : MATCH.homeNetworkBits - Math.log2(Math.max(1, crowding.p ?? 1));
+    if (s.sameNetwork) lw += exclusive(s) ? MATCH.homeNetworkBits - Math.log2(Math.max(1, crowding.p ?? 1)) : MATCH.sharedNetworkBits;
     else if (s.sameWideNetwork) lw += MATCH.wideNetworkBits;
     else if (visit.network) lw += MATCH.otherNetworkBits;
     // Two browsers were proven to share this visitor ID: it stands for a cluster of look-alikes.
@@ -248,13 +258,17 @@ export function decideWithoutToken(visit: VisitContext, candidates: readonly Can
     return 2 ** lw;
   };
   const weights = new Map(scored.map((s) => [s, weightOf(s)]));
-  // How many browsers of this look could be behind the visit: on a home network, the look-alikes
-  // seen there; elsewhere, every look-alike retrieved.
-  const onNetwork = lookalikes.filter((s) => s.sameNetwork).length;
-  // A fingerprint whose font-based keys nobody else shares although its hardware class is
-  // common (a rare font set) is unlikely to come from a browser we have not seen.
-  const rare = (crowding.h ?? 0) >= MATCH.commonHardwareVisitors && (crowding.f ?? 0) <= 1 && (crowding.l ?? 0) <= 1 && lookalikes.length === 1;
-  const newBase = (rare ? MATCH.rareFingerprintBits : 0) + Math.log2(onNetwork > 0 && !sharedNetwork ? onNetwork : lookalikes.length);
+  // The anonymity set: how many browsers of this look could be behind the visit. On an
+  // exclusive network (a home), the look-alikes seen there; elsewhere, the visitors sharing the
+  // exact signals (counted in the store, up to its limit) or every look-alike retrieved.
+  // On an exclusive network that count also covers the visitors of this hardware class seen on
+  // it (`n:` key): identical devices of one household or office hide among each other.
+  const onNetwork = lookalikes.filter(exclusive).length;
+  const anonymity = onNetwork > 0 ? Math.max(onNetwork, crowding.n ?? 0) : Math.max(lookalikes.length, signatureCrowding(crowding));
+  // A fingerprint whose drift-robust keys nobody else shares (a rare font set, rendering or
+  // hardware) is unlikely to come from a browser we have not seen.
+  const rare = lookalikes.length === 1 && signatureCrowding(crowding) === 1 && (crowding.x ?? 0) <= 1;
+  const newBase = (rare ? MATCH.rareFingerprintBits : 0) + Math.log2(Math.max(1, anonymity));
   const candidatesWeight = [...weights.values()].reduce((a, b) => a + b, 0);
   // Two priors for "a browser never seen": the decision one leans towards a new visitor (a wrong
   // merge is worse than a split); the calibrated one, fitted on bench/accuracy, gives the
@@ -264,12 +278,14 @@ export function decideWithoutToken(visit: VisitContext, candidates: readonly Can
   const calibratedNewWeight = 2 ** (MATCH.calibratedNewBits + newBase);
   const calibratedTotal = calibratedNewWeight + candidatesWeight;
 
-  const top = [...scored].sort((a, b) => weights.get(b)! - weights.get(a)!)[0]!;
-  // One browser split by cleared storage: look-alikes on this (private) network never proven distinct.
-  const group = top.sameNetwork && !sharedNetwork ? scored.filter((s) => s === top || (s.sameNetwork && !provenDistinct(s.candidate, top.candidate))) : [top];
-  const groupWeight = group.reduce((sum, s) => sum + weights.get(s)!, 0);
+  // Every visitor ID stands for its own browser: look-alikes are never pooled into one answer.
+  const top = [...scored].sort((a, b) => weights.get(b)! - weights.get(a)! || byAge(a, b))[0]!;
+  const group = [top];
+  const groupWeight = weights.get(top)!;
   const posterior = groupWeight / total;
-  if (posterior < MATCH.linkPosterior) {
+  // A clear margin over the strongest alternative: a browser never seen, or another candidate.
+  const rival = Math.max(newWeight, ...scored.filter((s) => !group.includes(s)).map((s) => weights.get(s)!));
+  if (posterior < MATCH.linkPosterior || Math.log2(groupWeight / rival) < MATCH.linkMarginBits) {
     return {
       kind: 'new',
       path: 'new',
@@ -279,8 +295,35 @@ export function decideWithoutToken(visit: VisitContext, candidates: readonly Can
   }
   const answer = [...group].sort(byAge)[0]!;
   const path = lookalikes.length > 1 || group.length > 1 ? 'cluster' : isExact(visit.features, answer.candidate.profile) ? 'exact' : 'fuzzy';
-  const comment = !answer.sameNetwork ? 'matched on signals only' : lookalikes.length > 1 ? 'look-alike visitors exist; linked by network' : undefined;
-  return link(answer, path, groupWeight / calibratedTotal, comment);
+  return link(answer, path, groupWeight / calibratedTotal, linkComment(answer, exclusive(answer), lookalikes.length, anonymity));
+}
+
+/**
+ * How many visitors share the visit's stable signature, from the store's counts per blocking
+ * key: the least crowded of the drift-robust keys (each leaves some components out), since a
+ * browser that shares every one of them with N visitors hides among at most N.
+ */
+export function signatureCrowding(crowding: KeyCrowding): number {
+  const counts = (['r', 'f', 'l'] as const).map((k) => crowding[k]).filter((n): n is number => n !== undefined);
+  return counts.length ? Math.min(...counts) : 0;
+}
+
+/** The deciding evidence of a link, for `confidence.comment`. */
+function linkComment(s: CandidateScore, exclusiveNetwork: boolean, lookalikes: number, anonymity: number): string {
+  const signals = s.contradictions.length ? `signals match but for ${s.contradictions.join(', ')}` : 'signals match';
+  const network = exclusiveNetwork ? 'seen on this network (few visitors use it)' : s.sameNetwork ? 'seen on this shared network' : s.sameWideNetwork ? 'seen in this network block' : 'not seen on this network';
+  const set = lookalikes > 1 || anonymity > 1 ? `; ${Math.max(lookalikes, anonymity)} look-alike visitors` : '';
+  return `linked without token: ${signals}; ${network}${set}`;
+}
+
+/**
+ * The visit's network belongs to a pool the candidate hops through (carrier NAT, a dynamic
+ * block): it was seen on several other networks of the same wider block.
+ */
+function pooled(visit: VisitContext, c: Candidate): boolean {
+  if (!visit.network) return false;
+  const wide = widerNetwork(visit.network);
+  return c.profile.nets.filter((n) => n !== visit.network && widerNetwork(n) === wide).length >= MATCH.poolNetworks;
 }
 
 /**

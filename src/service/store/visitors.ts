@@ -17,7 +17,12 @@ export const CANDIDATES_PER_KEY = 8;
  * Visitors counted on the client's network (`p:` keys, never loaded as candidates): a home
  * network holds a household's few browsers, a carrier NAT, office or VPN exit many more.
  */
-export const NETWORK_COUNT_LIMIT = 16;
+export const NETWORK_COUNT_LIMIT = 64;
+/**
+ * Visitors counted per blocking key (the crowding: how many visitors share the key, the
+ * anonymity set of the fingerprint); only the CANDIDATES_PER_KEY most recent are loaded.
+ */
+export const KEY_COUNT_LIMIT = 64;
 /** How often the keys a visitor keeps producing get their last_seen_at refreshed. */
 export const KEY_REFRESH_MS = 24 * 3600 * 1000;
 /** Keys a visitor no longer produces are dropped after this long (so alternating values keep matching meanwhile). */
@@ -99,15 +104,23 @@ export async function findCandidates(
   if (keys.length === 0) return { candidates: [], crowding: {} };
   const parts = keys.map(
     (key, i) =>
-      sql`SELECT * FROM (SELECT "key", "visitor_id" FROM "visitor_keys" WHERE "workspace_id" = ${workspaceId} AND "key" = ${key} ORDER BY "last_seen_at" DESC LIMIT ${key.startsWith('p:') ? NETWORK_COUNT_LIMIT : CANDIDATES_PER_KEY}) AS ${sql.raw(`k${i}`)}`,
+      sql`SELECT * FROM (SELECT "key", "visitor_id", "last_seen_at" FROM "visitor_keys" WHERE "workspace_id" = ${workspaceId} AND "key" = ${key} ORDER BY "last_seen_at" DESC LIMIT ${key.startsWith('p:') ? NETWORK_COUNT_LIMIT : KEY_COUNT_LIMIT}) AS ${sql.raw(`k${i}`)}`,
   );
-  const { rows } = await sql<{ key: string; visitor_id: string }>`${sql.join(parts, sql` UNION ALL `)}`.execute(db);
+  const { rows } = await sql<{ key: string; visitor_id: string; last_seen_at: number | string }>`${sql.join(parts, sql` UNION ALL `)}`.execute(db);
   const crowding: KeyCrowding = {};
-  const ids = new Set<string>();
+  const byKey = new Map<string, { visitor_id: string; last_seen_at: number }[]>();
   for (const row of rows) {
     const kind = row.key.slice(0, row.key.indexOf(':'));
     crowding[kind] = (crowding[kind] ?? 0) + 1;
-    if (kind !== 'p') ids.add(row.visitor_id);
+    if (kind === 'p') continue;
+    const list = byKey.get(row.key) ?? [];
+    list.push({ visitor_id: row.visitor_id, last_seen_at: Number(row.last_seen_at) });
+    byKey.set(row.key, list);
+  }
+  // Every key counts up to KEY_COUNT_LIMIT visitors; its most recent ones are the candidates.
+  const ids = new Set<string>();
+  for (const list of byKey.values()) {
+    for (const row of list.sort((a, b) => b.last_seen_at - a.last_seen_at).slice(0, CANDIDATES_PER_KEY)) ids.add(row.visitor_id);
   }
   if (ids.size === 0) return { candidates: [], crowding };
   const visitors = await db
