@@ -44,7 +44,7 @@ function codeVersion(): string {
 }
 const code = codeVersion() + (overrides.length ? ` with MATCH ${overrides.join(', ')}` : '');
 
-const holdoutSeed = values['holdout-seed'] as string;
+const holdoutSeed = values['holdout-seed'];
 
 async function runSeed(runSeed: string): Promise<{ report: AccuracyReport; markdown: string }> {
   console.log(`Accuracy benchmark: ${browsers} browsers, ${days} days, seed ${runSeed}, concurrency ${concurrency}, ${code}`);
