@@ -1,6 +1,6 @@
 /** Unit tests of the expr-lang parser and evaluator beyond the spec vectors. */
 import { describe, expect, it } from 'vitest';
-import { compile, ExprError, RULE_VARIABLES, validateExpression } from '../../src/service/filtering/expr/index.js';
+import { buildEnvironment, compile, evaluate, ExprError, RULE_VARIABLES, validateExpression } from '../../src/service/filtering/expr/index.js';
 import { failure, run } from './helpers.js';
 
 const positionOf = (source: string, knownNames?: string[]): string => {
@@ -244,6 +244,16 @@ describe('cidr extension', () => {
     expect(() => compile("cidr('10.0.0.0/33')")).toThrow(/invalid CIDR "10.0.0.0\/33" \(1:6\)/);
     expect(() => compile("cidr('10/8')")).toThrow(ExprError);
     expect(failure('cidr(x)', { x: '::/129' })).toMatch(/invalid CIDR/);
+  });
+
+  it('parses a network given at run time once per rule, with the same answers every time', () => {
+    const rule = compile("any(nets, ip in cidr(#))");
+    const check = (ip: string, nets: string[]) => evaluate(rule, buildEnvironment({ ip, nets }));
+    for (let round = 0; round < 3; round++) {
+      expect(check('10.1.2.3', ['192.168.0.0/16', '10.0.0.0/8'])).toBe(true);
+      expect(check('172.16.0.1', ['192.168.0.0/16', '10.0.0.0/8'])).toBe(false);
+      expect(() => check('10.1.2.3', ['10.0.0.0/33'])).toThrow(/invalid CIDR/);
+    }
   });
 });
 

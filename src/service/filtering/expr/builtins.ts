@@ -30,6 +30,8 @@ export interface CallContext {
   tick(units: number): void;
   /** Throws an ExprError at the position of the call. */
   fail(message: string): never;
+  /** `text` as a network, parsed once per rule version (undefined when it is no CIDR). */
+  network(text: string): Network | undefined;
 }
 
 interface Builtin {
@@ -507,7 +509,7 @@ export const BUILTINS: Record<string, Builtin> = {
   cidr: {
     min: 1,
     max: 1,
-    fn: ([s], ctx) => Network.parse(str(s!, ctx)) ?? ctx.fail(`invalid CIDR ${JSON.stringify(s)}`),
+    fn: ([s], ctx) => ctx.network(str(s!, ctx)) ?? ctx.fail(`invalid CIDR ${JSON.stringify(s)}`),
   },
 };
 

@@ -28,6 +28,8 @@ export interface Program {
   regexes: Map<Node, RE2JS>;
   /** Patterns seen at run time (bounded). */
   compileRegex(pattern: string, pos: Position): RE2JS;
+  /** Networks of `cidr(...)` calls on values seen at run time, parsed once (bounded). */
+  parseNetwork(text: string): Network | undefined;
 }
 
 interface Frame {
@@ -165,6 +167,7 @@ class Evaluation {
     return {
       charge: (units) => this.charge(units, pos),
       tick: (units) => this.tick(units, pos),
+      network: (text) => this.program.parseNetwork(text),
       fail: (message) => {
         throw new ExprError(message, pos);
       },

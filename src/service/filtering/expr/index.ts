@@ -46,6 +46,8 @@ const RULE_VARIABLE_SET = {
 export const RULE_VARIABLES: readonly string[] = Object.keys(RULE_VARIABLE_SET);
 
 const MAX_RUNTIME_PATTERNS = 64;
+/** A rule may list many networks (`any([...], ip in cidr(#))`): room for all of them. */
+const MAX_RUNTIME_NETWORKS = 1024;
 
 function compileRegex(pattern: string, pos: Position): RE2JS {
   try {
@@ -63,10 +65,18 @@ export function compile(source: string, options: CompileOptions = {}): CompiledE
   const regexes = new Map<Node, RE2JS>();
   const constants = new Map<Node, Value>();
   const runtimePatterns = new Map<string, RE2JS>();
+  const runtimeNetworks = new Map<string, Network | undefined>();
   const program: Program = {
     root,
     regexes,
     constants,
+    parseNetwork(text) {
+      if (runtimeNetworks.has(text)) return runtimeNetworks.get(text);
+      const network = Network.parse(text);
+      if (runtimeNetworks.size >= MAX_RUNTIME_NETWORKS) runtimeNetworks.clear();
+      runtimeNetworks.set(text, network);
+      return network;
+    },
     compileRegex(pattern, pos) {
       let re = runtimePatterns.get(pattern);
       if (!re) {
