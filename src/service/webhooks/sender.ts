@@ -7,7 +7,7 @@
  * reach an unchecked target). At most RESPONSE_LIMIT bytes of the answer are read.
  */
 import { lookup } from 'node:dns/promises';
-import { request, type RequestOptions } from 'node:https';
+import { Agent, request, type RequestOptions } from 'node:https';
 import { isIP } from 'node:net';
 import { createSecureContext, type SecureContext } from 'node:tls';
 import { refusedAddressReason } from './address-policy.js';
@@ -43,6 +43,10 @@ export function createSender(opts: SenderOptions): Sender {
   // Built once: a `ca` list given per request is parsed again for every connection (~150 root
   // certificates), which under load costs more than the 3 s the receiver is given.
   const secureContext = opts.ca ? createSecureContext({ ca: opts.ca }) : undefined;
+  // Connections (and TLS sessions) are kept for the next delivery to the same receiver: a TLS
+  // handshake per event costs more CPU than the identification that produced it. Pooled sockets
+  // are keyed by the checked address and the server name, so reuse never bypasses the check.
+  const agent = new Agent({ keepAlive: true, maxSockets: 16, maxFreeSockets: 16, timeout: 30_000 });
 
   /** The address to connect to, after checking every address the host resolves to. */
   async function resolveTarget(hostname: string): Promise<{ address: string; family: number }> {
@@ -92,7 +96,7 @@ export function createSender(opts: SenderOptions): Sender {
           servername: isIP(hostname) ? undefined : hostname,
           headers: { ...headers, Host: target.host, 'Content-Length': String(Buffer.byteLength(body)) },
           secureContext,
-          agent: false,
+          agent,
           signal: abort.signal,
         };
         const req = request(
