@@ -23,8 +23,8 @@ function errorObject(error: ApiError, code: string): { error: { code: string; me
 const FAMILIES = {
   /** Server API v4; v4 removed `Retry-After`. */
   v4: { body: (e) => errorObject(e, e.kind.code), retryAfter: false },
-  /** Server API v3, with its PascalCase codes. */
-  v3: { body: (e) => errorObject(e, e.kind.v3 ?? e.kind.code), retryAfter: true },
+  /** Server API v3, with its PascalCase codes; its error object never carries `violations`. */
+  v3: { body: (e) => ({ error: { code: e.kind.v3 ?? e.kind.code, message: e.message } }), retryAfter: true },
   /** The v3 visitor lookup: a plain `{error: "<text>"}`. */
   'v3-plain': { body: (e) => ({ error: e.message }), retryAfter: true },
   /** `POST /`, the agent's endpoint: the protocol's `IdentifyErrorResponse`. */
@@ -51,7 +51,7 @@ const PREFIXES: { family: ErrorFamily; matches(method: string, path: string): bo
   { family: 'v4', matches: (_method, path) => path.startsWith('/v4/') },
   { family: 'v3', matches: (_method, path) => /^\/(visitors|events)(\/|$)/.test(path) },
   { family: 'agent', matches: (method, path) => method === 'POST' && path === '/' },
-  { family: 'management', matches: (_method, path) => /^\/(environments|api-keys|filtering-rules|workspace)(\/|$)/.test(path) },
+  { family: 'management', matches: (_method, path) => /^\/(environments|api-keys|filtering-rules|workspace|encryption-keys|webhooks)(\/|$)/.test(path) },
 ];
 
 export function familyOf(request: FastifyRequest): Family {
