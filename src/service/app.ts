@@ -3,7 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { cdnRoutes } from './cdn/route.js';
 import type { ServiceContext } from './context.js';
 import { demoRoutes } from './demo/route.js';
-import { errorHandler } from './http/error-handler.js';
+import { errorHandler, frameworkErrorHandler, MAX_PATH_PARAMETER_LENGTH } from './http/error-handler.js';
 import { inputGuard } from './http/input-guard.js';
 import { requestIdGenerator } from './http/request-id.js';
 import { applyServerLimits, serverLimitOptions } from './http/server-limits.js';
@@ -22,6 +22,9 @@ async function baseApp(ctx: ServiceContext): Promise<FastifyInstance> {
     genReqId: requestIdGenerator(ctx.config.trustProxy),
     // Requests still in flight when close() is called get to finish; idle keep-alives are cut.
     forceCloseConnections: 'idle',
+    // Router failures (bad percent-encoding, overlong path parameters) in the contract's shapes.
+    frameworkErrors: frameworkErrorHandler,
+    maxParamLength: MAX_PATH_PARAMETER_LENGTH,
     ...serverLimitOptions(ctx.config),
   });
   applyServerLimits(app.server, ctx.config);

@@ -53,6 +53,44 @@ describe('error model of the service', () => {
     });
   });
 
+  // Found by test/fuzz/routes.fuzz.test.ts: unknown routes under these prefixes answered the
+  // generic family's `request_cannot_be_parsed` instead of the Management API's `invalid_request`.
+  it('unknown routes under /webhooks and /encryption-keys answer in the Management API shape', async () => {
+    for (const path of ['/webhooks/wh_x', '/encryption-keys/ek_x']) {
+      const res = await send(t.url, 'PUT', path, { body: '{}', headers: { 'Content-Type': '' } });
+      expect(res.status, path).toBe(400);
+      expect(res.body.error.code, path).toBe('invalid_request');
+    }
+  });
+
+  // Found by the fuzz test: the router's own refusals (invalid percent-encoding, a path
+  // parameter over its length bound) were answered by Fastify in its shape
+  // ({error: "Bad Request", code: "FST_ERR_..."}, 414 for the long parameter).
+  it('URLs the router refuses answer 400 in the shape of their family', async () => {
+    const long = 'x'.repeat(500);
+    const cases: [string, string, unknown][] = [
+      ['GET', '/v4/events/%', { error: { code: 'request_cannot_be_parsed', message: expect.any(String) } }],
+      ['GET', `/v4/events/${long}`, { error: { code: 'request_cannot_be_parsed', message: expect.any(String) } }],
+      ['GET', '/events/%zz', { error: { code: 'RequestCannotBeParsed', message: expect.any(String) } }],
+      ['GET', '/visitors/%', { error: expect.any(String) }],
+      ['GET', `/visitors/${long}`, { error: expect.any(String) }],
+      ['DELETE', '/webhooks/%', { error: { code: 'invalid_request', message: expect.any(String) } }],
+      ['GET', '/v4/%/iife.js', { error: { code: 'request_cannot_be_parsed', message: expect.any(String) } }],
+    ];
+    for (const [method, path, body] of cases) {
+      const res = await send(t.url, method, path);
+      expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 400, body });
+    }
+  });
+
+  // Found by the fuzz test: a Server API v3 validation error carried `violations`, which the
+  // v3 shape never has (docs/errors.md).
+  it('a Server API v3 validation error carries no violations', async () => {
+    const res = await send(t.url, 'GET', '/events/a%00b/x');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: { code: 'RequestCannotBeParsed', message: expect.any(String) } });
+  });
+
   // The Server API checks the key before it reads a body (a request without one is a 403).
   const v4Key = () => ({ Authorization: `Bearer ${t.keys.secretKey}` });
   const v3Key = () => ({ 'Auth-API-Key': t.keys.secretKey });

@@ -23,8 +23,8 @@ function errorObject(error: ApiError, code: string): { error: { code: string; me
 const FAMILIES = {
   /** Server API v4; v4 removed `Retry-After`. */
   v4: { body: (e) => errorObject(e, e.kind.code), retryAfter: false },
-  /** Server API v3, with its PascalCase codes. */
-  v3: { body: (e) => errorObject(e, e.kind.v3 ?? e.kind.code), retryAfter: true },
+  /** Server API v3, with its PascalCase codes; its error object never carries `violations`. */
+  v3: { body: (e) => ({ error: { code: e.kind.v3 ?? e.kind.code, message: e.message } }), retryAfter: true },
   /** The v3 visitor lookup: a plain `{error: "<text>"}`. */
   'v3-plain': { body: (e) => ({ error: e.message }), retryAfter: true },
   /** `POST /`, the agent's endpoint: the protocol's `IdentifyErrorResponse`. */
@@ -49,13 +49,16 @@ declare module 'fastify' {
 /** Families of URLs no route matched, first match wins. */
 const PREFIXES: { family: ErrorFamily; matches(method: string, path: string): boolean }[] = [
   { family: 'v4', matches: (_method, path) => path.startsWith('/v4/') },
+  // The v3 visitor lookup's URL, when the router refused it (bad percent-encoding, overlong id).
+  { family: 'v3-plain', matches: (method, path) => (method === 'GET' || method === 'HEAD') && /^\/visitors\/[^/]+$/.test(path) },
   { family: 'v3', matches: (_method, path) => /^\/(visitors|events)(\/|$)/.test(path) },
   { family: 'agent', matches: (method, path) => method === 'POST' && path === '/' },
-  { family: 'management', matches: (_method, path) => /^\/(environments|api-keys|filtering-rules|workspace)(\/|$)/.test(path) },
+  { family: 'management', matches: (_method, path) => /^\/(environments|api-keys|filtering-rules|workspace|encryption-keys|webhooks)(\/|$)/.test(path) },
 ];
 
 export function familyOf(request: FastifyRequest): Family {
-  const declared = request.routeOptions.config?.errorFamily;
+  // A request the router refused (frameworkErrors) has no route and maybe no route options.
+  const declared = (request.routeOptions as Partial<typeof request.routeOptions> | undefined)?.config?.errorFamily;
   if (declared !== undefined) return FAMILIES[declared];
   const path = request.url.split('?')[0]!;
   return FAMILIES[PREFIXES.find((p) => p.matches(request.method, path))?.family ?? 'generic'];

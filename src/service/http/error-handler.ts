@@ -48,6 +48,29 @@ function send(request: FastifyRequest, reply: FastifyReply, error: ApiError): Fa
   return reply.code(error.status).type('application/json; charset=utf-8').send(family.body(error));
 }
 
+/**
+ * Fastify's failures before routing (`frameworkErrors`): a URL with invalid percent-encoding, a
+ * path parameter over the router's length bound. Without this option Fastify answers them
+ * itself, in its own shape; here they are the 400 of the URL's family, like any bad parameter.
+ */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const message =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? `invalid request: a path parameter is longer than ${MAX_PATH_PARAMETER_LENGTH} characters`
+      : error.code === 'FST_ERR_BAD_URL'
+        ? 'invalid request: the URL is not validly percent-encoded'
+        : undefined;
+  if (message === undefined) {
+    request.log.error({ err: error }, 'request failed');
+    send(request, reply, new Failed());
+    return;
+  }
+  send(request, reply, new ApiError(COMMON_ERRORS.badRequest, message));
+}
+
+/** Fastify's `maxParamLength`: longer path parameters are refused by the router (its default, 100, is the bound). */
+export const MAX_PATH_PARAMETER_LENGTH = 100;
+
 function errorHandler(app: FastifyInstance, _options: unknown, done: () => void): void {
   app.setNotFoundHandler((request, reply) => {
     send(request, reply, new NotFound(undefined, `no route for ${request.method} ${request.url.split('?')[0]}`));

@@ -1,12 +1,13 @@
 /**
  * Identification: who is this visitor? One read (the token's visitor or the candidates of the
- * signals), one pure decision (decide-identification.ts), one write. Every visit updates the
- * visitor's profile so drift accumulates.
+ * signals), one pure decision (decide-identification.ts), one write: by identify(), or, with
+ * plan(), by the caller together with the visit's event. Every visit updates the visitor's
+ * profile so drift accumulates.
  */
 import type { Confidence, Signals } from '../../protocol/index.js';
 import { randomString } from '../store/ids.js';
 import type { Store } from '../store/index.js';
-import { insertVisitor, loadIdentificationState, recordVisit } from '../store/visitors.js';
+import { loadIdentificationState, planInsertVisitor, planRecordVisit, writeVisitor, type VisitorWrite } from '../store/visitors.js';
 import { decideIdentification, toKnownVisitor } from './decide-identification.js';
 import { extractFeatures, networkKeys } from './features.js';
 import { CONFIDENCE_VERSION, type MatchPath, type VisitContext } from './matcher.js';
@@ -37,7 +38,14 @@ export interface IdentifyOutcome {
 }
 
 export interface Identifier {
+  /** Identifies the visitor and writes the visit (the visitor's row and keys). */
   identify(input: IdentifyInput): Promise<IdentifyOutcome>;
+  /**
+   * Identifies the visitor without writing: `write` holds the visit's writes, for the caller
+   * to commit with the visit's event (`insertEvent(..., { visitor: write })`), so that a
+   * failure before or at the event leaves no trace of the visit.
+   */
+  plan(input: IdentifyInput): Promise<{ outcome: IdentifyOutcome; write: VisitorWrite }>;
 }
 
 /** The blocking keys of a visit: signal subsets, and the hardware class on this network. */
@@ -53,40 +61,47 @@ export function createIdentifier(opts: { store: Store; tokenSecret: Uint8Array }
   const { store } = opts;
   const tokens = createVisitorTokenCodec(opts.tokenSecret);
 
-  return {
-    async identify(input) {
-      const features = extractFeatures(input.signals);
-      const visit: VisitContext = { features, network: networkPrefix(input.ip), now: input.now };
-      const keys = visitKeys(visit);
-      const claims = input.token ? await tokens.verify(input.token, input.workspaceId, input.now) : null;
+  const plan = async (input: IdentifyInput): Promise<{ outcome: IdentifyOutcome; write: VisitorWrite }> => {
+    const features = extractFeatures(input.signals);
+    const visit: VisitContext = { features, network: networkPrefix(input.ip), now: input.now };
+    const keys = visitKeys(visit);
+    const claims = input.token ? await tokens.verify(input.token, input.workspaceId, input.now) : null;
 
-      // Read once: the token's visitor, or the candidates of the visit's keys.
-      const loaded = await loadIdentificationState(store, { workspaceId: input.workspaceId, tokenVisitorId: claims?.visitorId, keys });
-      // Decide purely.
-      const plan = decideIdentification({
-        visit,
-        token: loaded.tokenVisitor && { visitor: toKnownVisitor(loaded.tokenVisitor), jar: claims?.instance },
-        candidates: loaded.candidates.map(toKnownVisitor),
-        crowding: loaded.crowding,
-        fresh: { visitorId: newVisitorId(), jarId: newJarId() },
-      });
-      // Write once.
-      const { workspaceId, now } = input;
-      if (plan.kind === 'link') {
-        await recordVisit(store, { workspaceId, visitor: plan.visitor, now, profile: plan.profile, keys, withToken: plan.withToken });
-      } else {
-        await insertVisitor(store, { workspaceId, visitorId: plan.visitorId, now, profile: plan.profile, keys });
-      }
-      const visitorId = plan.kind === 'link' ? plan.visitor.visitorId : plan.visitorId;
-      return {
-        visitorId,
-        visitorFound: plan.kind === 'link',
-        confidence: plan.confidence,
-        firstSeenAt: plan.kind === 'link' ? plan.visitor.firstSeenAt : now,
-        lastSeenAt: plan.kind === 'link' ? plan.visitor.lastSeenAt : now,
-        token: await tokens.sign(visitorId, workspaceId, now, plan.jar),
-        path: plan.path,
-      };
+    // Read once: the token's visitor, or the candidates of the visit's keys.
+    const loaded = await loadIdentificationState(store, { workspaceId: input.workspaceId, tokenVisitorId: claims?.visitorId, keys });
+    // Decide purely.
+    const decision = decideIdentification({
+      visit,
+      token: loaded.tokenVisitor && { visitor: toKnownVisitor(loaded.tokenVisitor), jar: claims?.instance },
+      candidates: loaded.candidates.map(toKnownVisitor),
+      crowding: loaded.crowding,
+      fresh: { visitorId: newVisitorId(), jarId: newJarId() },
+    });
+    // Write once (by the caller, or by identify()).
+    const { workspaceId, now } = input;
+    const write =
+      decision.kind === 'link'
+        ? planRecordVisit({ workspaceId, visitor: decision.visitor, now, profile: decision.profile, keys, withToken: decision.withToken })
+        : planInsertVisitor({ workspaceId, visitorId: decision.visitorId, now, profile: decision.profile, keys });
+    const visitorId = decision.kind === 'link' ? decision.visitor.visitorId : decision.visitorId;
+    const outcome: IdentifyOutcome = {
+      visitorId,
+      visitorFound: decision.kind === 'link',
+      confidence: decision.confidence,
+      firstSeenAt: decision.kind === 'link' ? decision.visitor.firstSeenAt : now,
+      lastSeenAt: decision.kind === 'link' ? decision.visitor.lastSeenAt : now,
+      token: await tokens.sign(visitorId, workspaceId, now, decision.jar),
+      path: decision.path,
+    };
+    return { outcome, write };
+  };
+
+  return {
+    plan,
+    async identify(input) {
+      const { outcome, write } = await plan(input);
+      await writeVisitor(store, write);
+      return outcome;
     },
   };
 }

@@ -88,7 +88,8 @@ export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: Service
     }
 
     const userAgentHeader = request.headers['user-agent'];
-    const outcome = await ctx.identifier.identify({
+    // Nothing is written yet: the visit's writes go with its event, all or nothing.
+    const { outcome, write: visitorWrite } = await ctx.identifier.plan({
       workspaceId: key.workspace_id,
       signals: body.signals,
       token: body.token,
@@ -115,7 +116,7 @@ export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: Service
     const ids = { workspaceId: key.workspace_id, environmentId, requestHash: hash };
     // The webhook outbox is written in the event's transaction: no event without its deliveries.
     const deliveries = await deliveriesForEvent(ctx.store, event, ids);
-    await insertEvent(ctx.store, event, ids, { deliveries, now });
+    await insertEvent(ctx.store, event, ids, { deliveries, now, visitor: visitorWrite });
     // Sealed from the same JSON text as the stored payload, which the Server API returns as is.
     const sealedResult = await sealedResultFor(ctx, environmentId, JSON.stringify(event));
 

@@ -3,7 +3,7 @@
  * filters and counters use. The columns always mirror the payload: `eventColumns` derives
  * them, and every writer (insert here, PATCH in the Server API) goes through it.
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { V4Event } from '../../events/v4-event.js';
 import { commitTogether, groupWriter } from './group-commit.js';
 import { internalsOf, type Store } from './handle.js';
@@ -11,6 +11,7 @@ import { ipSortKey } from './ip-sort.js';
 import { prepareQuery } from './prepared-query.js';
 import type { Database, EventsTable, WebhookDeliveriesTable } from './schema.js';
 import { deliveryRows, insertDeliveryRows, type NewDelivery } from './webhook-deliveries.js';
+import { POSTGRES_VISITOR_WRITES, preparePostgresWrites, writeVisitor, type VisitorStatement, type VisitorWrite } from './visitors.js';
 
 function flag(value: boolean | undefined): number | null {
   return value === undefined ? null : value ? 1 : 0;
@@ -106,21 +107,62 @@ function insertOnPostgres(store: Store, write: EventWrite): Promise<void> {
 }
 
 /**
+ * PostgreSQL: a visit's visitor writes, its event and its deliveries as one statement of
+ * data-modifying CTEs (atomic, one round trip). The event's values are named `event_<column>`;
+ * the deliveries come as one JSON array (`deliveries`, possibly empty), so that the statement's
+ * text is the same for every visit and compiles once.
+ */
+const insertEventRow: VisitorStatement = (qc, p) =>
+  qc.insertInto('events').values(Object.fromEntries(EVENT_COLUMNS.map((column) => [column, p(`event_${column}`)])) as EventsTable);
+const insertDeliveriesFromJson: VisitorStatement = (qc, p) =>
+  qc
+    .insertInto('webhook_deliveries')
+    .expression(sql`select * from json_populate_recordset(null::webhook_deliveries, cast(${p('deliveries')} as json))`);
+const visitWithEventOnPostgres = {
+  insert: preparePostgresWrites([...POSTGRES_VISITOR_WRITES.insert, insertEventRow, insertDeliveriesFromJson]),
+  visit: preparePostgresWrites([...POSTGRES_VISITOR_WRITES.visit, insertEventRow, insertDeliveriesFromJson]),
+};
+
+/** Writes a visit's visitor writes with its event (and deliveries): all or nothing. */
+async function writeVisitWithEvent(store: Store, visitor: VisitorWrite, write: EventWrite): Promise<void> {
+  if (internalsOf(store).db.isTransaction) {
+    await writeVisitor(store, visitor);
+    await writeEvents(store, [write]);
+  } else if (store.engine === 'sqlite') {
+    // In the shared transaction of concurrent requests; a failing group is retried one work
+    // at a time (group-commit.ts), each visit still with its event.
+    await commitTogether(store, async (trx) => {
+      await visitor.onSqlite(trx);
+      await writeEvents(trx, [write]);
+    });
+  } else {
+    const eventValues = Object.fromEntries(Object.entries(write.row).map(([column, value]) => [`event_${column}`, value]));
+    await visitWithEventOnPostgres[visitor.kind](store, { ...visitor.values, ...eventValues, deliveries: JSON.stringify(write.deliveries) });
+  }
+}
+
+/**
  * Stores one event, and the webhook deliveries of it (the outbox) in the same transaction;
  * resolves once it is committed. Outside a transaction the inserts of concurrent requests are
  * written together (group-commit.ts): one commit on SQLite, one statement on PostgreSQL.
+ *
+ * With `visitor` (the writes identification planned for this visit), those are written in the
+ * same unit: a failure leaves neither the visitor's changes nor the event. On SQLite this is
+ * still the shared commit; on PostgreSQL it is one statement per visit (not the multi-row
+ * insert of concurrent events, which one visit's own visitor writes cannot join).
  */
 export async function insertEvent(
   store: Store,
   event: V4Event,
   ids: { workspaceId: string; environmentId: string; requestHash?: string | null },
-  opts: { deliveries?: readonly NewDelivery[]; now?: number } = {},
+  opts: { deliveries?: readonly NewDelivery[]; now?: number; visitor?: VisitorWrite } = {},
 ): Promise<void> {
   const write: EventWrite = {
     row: eventColumns(event, ids),
     deliveries: deliveryRows(opts.deliveries ?? [], opts.now ?? event.timestamp),
   };
-  if (internalsOf(store).db.isTransaction) await writeEvents(store, [write]);
+  if (opts.visitor) await writeVisitWithEvent(store, opts.visitor, write);
+  else if (internalsOf(store).db.isTransaction) await writeEvents(store, [write]);
   else if (store.engine === 'sqlite') await commitTogether(store, (trx) => writeEvents(trx, [write]));
   else await insertOnPostgres(store, write);
 }

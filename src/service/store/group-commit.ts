@@ -1,9 +1,10 @@
 /**
  * Group commit. Every SQLite commit writes the changed pages of the table and of each of its
  * indexes to the WAL; concurrent requests mostly touch the same upper pages, so their writes
- * committed together cost a fraction of committing each alone. On PostgreSQL the event
- * inserts of concurrent requests become one multi-row statement: one round trip instead of
- * one per request.
+ * committed together cost a fraction of committing each alone (ingestion: each work is one
+ * visit, its visitor writes with its event). On PostgreSQL event inserts made without a visit
+ * (insertEvent without `visitor`) become one multi-row statement; a visit with its event is one
+ * statement of its own (events.ts).
  *
  * Items handed in within one turn of the event loop are written together as soon as the turn
  * ends (setImmediate: no fixed delay, a lone request waits for nothing), and each caller's

@@ -227,28 +227,66 @@ async function writeOnSqlite(store: Store, work: (trx: Store) => Promise<unknown
   await (internalsOf(store).db.isTransaction ? work(store) : commitTogether(store, work));
 }
 
+/**
+ * The writes of one identification, planned but not run: the visitor's row and blocking keys.
+ * `writeVisitor` runs them alone; `insertEvent` (events.ts) runs them with the visit's event,
+ * so that a visit's writes and its event commit or roll back together.
+ */
+export interface VisitorWrite {
+  kind: 'insert' | 'visit';
+  /** The named values of the statements. */
+  values: Record<string, unknown>;
+  /** SQLite: the statements, in the caller's transaction. */
+  onSqlite(trx: Store): Promise<void>;
+}
+
+/** The statements of each kind of visitor write, as CTEs of one PostgreSQL statement (events.ts adds the event's). */
+export const POSTGRES_VISITOR_WRITES: Record<VisitorWrite['kind'], Write[]> = {
+  insert: [insertVisitorRow, upsertKeys],
+  visit: [updateVisitorRow, upsertKeys, deleteStaleKeys],
+};
+export { onPostgres as preparePostgresWrites, type Write as VisitorStatement };
+
+/** Runs a planned visitor write on its own. */
+export async function writeVisitor(store: Store, write: VisitorWrite): Promise<void> {
+  if (store.engine === 'postgres') {
+    await (write.kind === 'insert' ? insertVisitorOnPostgres : recordVisitOnPostgres)(store, write.values);
+    return;
+  }
+  await writeOnSqlite(store, (trx) => write.onSqlite(trx));
+}
+
+/** Plans the creation of a visitor with its `profile` (any JSON object) and blocking `keys`. */
+export function planInsertVisitor(v: { workspaceId: string; visitorId: string; now: number; profile: object; keys: string[] }): VisitorWrite {
+  const stored: StoredProfile = { ...v.profile, k: v.keys, kt: v.now };
+  const values = { workspaceId: v.workspaceId, visitorId: v.visitorId, now: v.now, profile: JSON.stringify(stored), freshKeys: JSON.stringify(v.keys) };
+  return {
+    kind: 'insert',
+    values,
+    async onSqlite(trx) {
+      await insertVisitorQuery(trx, values);
+      if (v.keys.length > 0) await upsertKeysQuery(trx, values);
+    },
+  };
+}
+
 /** Creates a visitor with its `profile` (any JSON object) and blocking `keys`. */
 export async function insertVisitor(
   store: Store,
   v: { workspaceId: string; visitorId: string; now: number; profile: object; keys: string[] },
 ): Promise<void> {
-  const stored: StoredProfile = { ...v.profile, k: v.keys, kt: v.now };
-  const values = { workspaceId: v.workspaceId, visitorId: v.visitorId, now: v.now, profile: JSON.stringify(stored), freshKeys: JSON.stringify(v.keys) };
-  if (store.engine === 'postgres') {
-    await insertVisitorOnPostgres(store, values);
-    return;
-  }
-  await writeOnSqlite(store, async (trx) => {
-    await insertVisitorQuery(trx, values);
-    if (v.keys.length > 0) await upsertKeysQuery(trx, values);
-  });
+  await writeVisitor(store, planInsertVisitor(v));
 }
 
-/** Records a visit of a stored visitor: its new `profile`, its blocking `keys`, whether it came with its own token. */
-export async function recordVisit(
-  store: Store,
-  v: { workspaceId: string; visitor: VisitorRecord; now: number; profile: object; keys: string[]; withToken: boolean },
-): Promise<void> {
+/** Plans the record of a visit of a stored visitor: its new `profile`, its blocking `keys`, whether it came with its own token. */
+export function planRecordVisit(v: {
+  workspaceId: string;
+  visitor: VisitorRecord;
+  now: number;
+  profile: object;
+  keys: string[];
+  withToken: boolean;
+}): VisitorWrite {
   const previous = new Set(v.visitor.keys);
   const keysChanged = v.keys.length !== previous.size || v.keys.some((k) => !previous.has(k));
   // Keys are written at visits, none long before the visitor's first one (concurrent requests
@@ -275,15 +313,23 @@ export async function recordVisit(
     staleBefore: v.now - STALE_KEY_MS,
     dropStale: dropStale ? 1 : 0,
   };
-  if (store.engine === 'postgres') {
-    await recordVisitOnPostgres(store, values);
-    return;
-  }
-  await writeOnSqlite(store, async (trx) => {
-    await updateVisitorQuery(trx, values);
-    if (freshKeys.length > 0) await upsertKeysQuery(trx, values);
-    if (dropStale) await deleteStaleKeysQuery(trx, values);
-  });
+  return {
+    kind: 'visit',
+    values,
+    async onSqlite(trx) {
+      await updateVisitorQuery(trx, values);
+      if (freshKeys.length > 0) await upsertKeysQuery(trx, values);
+      if (dropStale) await deleteStaleKeysQuery(trx, values);
+    },
+  };
+}
+
+/** Records a visit of a stored visitor: its new `profile`, its blocking `keys`, whether it came with its own token. */
+export async function recordVisit(
+  store: Store,
+  v: { workspaceId: string; visitor: VisitorRecord; now: number; profile: object; keys: string[]; withToken: boolean },
+): Promise<void> {
+  await writeVisitor(store, planRecordVisit(v));
 }
 
 /** Forgets a visitor: its row and its keys. True when it existed. */
