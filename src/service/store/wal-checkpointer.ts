@@ -10,8 +10,6 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
 const CHECKPOINT_INTERVAL_MS = 250;
-/** Checkpoints in a row while behind; see the worker source. */
-const MAX_PASSES = 8;
 /** Pages (4 KiB) the WAL may reach before the service's own connection checkpoints. */
 export const BACKSTOP_CHECKPOINT_PAGES = 16_000;
 
@@ -21,23 +19,8 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const SQLite = require(workerData.driver);
 const db = new SQLite(workerData.file, { fileMustExist: true });
-// A commit starts the WAL over only when every frame in it was copied before that commit began.
-// Under steady writes a single checkpoint never achieves that: it copies the frames there were
-// when it started ('log' below) while commits append more. The WAL then grows until the
-// service's own connection reaches its backstop and checkpoints inside a commit, on the event
-// loop (4 such stalls of 10-20 ms of fsync alone per 8 s at half load in the service benchmark).
-// So checkpoint again at once while commits came in during the previous pass: each pass copies
-// only what was appended meanwhile, one soon finds nothing new (the WAL was all copied in a
-// pause between commits), and the next commit starts the WAL over.
 const timer = setInterval(() => {
-  try {
-    let previous = -1;
-    for (let pass = 0; pass < workerData.maxPasses; pass++) {
-      const [result] = db.pragma('wal_checkpoint(PASSIVE)');
-      if (!result || result.busy || result.log === previous) break;
-      previous = result.log;
-    }
-  } catch { /* busy or closing: the next tick retries */ }
+  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch { /* busy or closing: the next tick retries */ }
 }, workerData.intervalMs);
 parentPort.once('message', () => { clearInterval(timer); db.close(); parentPort.close(); });
 `;
@@ -49,7 +32,7 @@ export interface WalCheckpointer {
 
 export function startWalCheckpointer(file: string): WalCheckpointer {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, file, intervalMs: CHECKPOINT_INTERVAL_MS, maxPasses: MAX_PASSES } });
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, file, intervalMs: CHECKPOINT_INTERVAL_MS } });
   // A failed worker only means checkpoints fall back to the service's connection (backstop).
   worker.on('error', () => undefined);
   worker.unref();
