@@ -10,7 +10,8 @@
  * Payloads come from the accuracy simulation's population (bench/accuracy/): each simulated
  * browser makes a first visit during warm-up (creating its visitor and getting its token);
  * the measured load then replays later visits of the same browsers, token attached, as a
- * returning-visitor mix with drift. Load comes from autocannon in a child process, so it does
+ * returning-visitor mix with drift. Load comes from a child process (autocannon, or an open-loop
+ * sender at fixed rates), so it does
  * not share the service's event loop. Target (issue 3): ingestion at least a quarter of the
  * echo's rate on SQLite, p99 under 25 ms at 50 connections.
  *
@@ -19,8 +20,17 @@
  * load (process.cpuUsage: its event loop and its thread pool; not autocannon, not PostgreSQL),
  * a figure that load on the machine disturbs far less than requests per second.
  *
+ * Steady load (open loop): after the saturation run, the same requests are sent at fixed rates
+ * (autocannon `overallRate`) of 25%, 50% and 75% of the rate that run reached, to both the
+ * service and the echo: production runs below saturation, where latency should be the
+ * request's own work and not queueing. Each row also gives the share of requests slower than
+ * 10 ms and the SQL statements the process executed per identification (counted at the driver,
+ * in this bench only: every statement including BEGIN/COMMIT and background work, which is the
+ * point). Every response's fresh token replaces the browser's old one, as the agent does.
+ * BENCH_RATES=0.25,0.5 changes the fractions (empty: saturation only).
+ *
  * BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of the server process during each measured
- * load (not seeding or warm-up) to <dir>/service-<engine>.cpuprofile.
+ * load (not seeding or warm-up) to <dir>/service-<engine>-<load>.cpuprofile.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -37,6 +47,8 @@ import { kyselyOf } from '../src/service/store/index.js';
 import { refreshPlannerStatistics } from '../src/service/store/statistics.js';
 import { findApiKeyByToken, setApiKeyRateLimit } from '../src/service/store/api-keys.js';
 import { createTestDatabase, type Engine } from '../test/helpers/test-service.js';
+import SQLite from 'better-sqlite3';
+import { createRequire } from 'node:module';
 import { generatePopulation } from './accuracy/population.js';
 import { renderVisit } from './accuracy/render-visit.js';
 import { planBrowserVisits } from './accuracy/schedule.js';
@@ -50,10 +62,47 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',') as Engine[];
 const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROFILE;
+const RATES = (process.env.BENCH_RATES ?? '0.25,0.5,0.75').split(',').filter(Boolean).map(Number);
 
+/**
+ * A request of one browser: its body without the closing brace (the browser's current token,
+ * if it has one, goes there when the request is sent) and its headers.
+ */
 interface Payload {
-  body: string;
+  browser: number;
+  head: string;
+  token?: string;
   headers: Record<string, string>;
+}
+
+/** The request body a payload stands for, with `token` (or none). */
+const bodyOf = (head: string, token: string | undefined) => (token ? `${head},"token":${JSON.stringify(token)}}` : `${head}}`);
+
+/**
+ * SQL statements executed by this process, counted at the drivers (bench only): every
+ * better-sqlite3 statement run on the main thread (Kysely runs BEGIN and COMMIT as statements
+ * too) and every query sent by a pg client.
+ */
+let statements = 0;
+function countStatements(): void {
+  const probe = new SQLite(':memory:');
+  const proto = Object.getPrototypeOf(probe.prepare('select 1')) as Record<string, (...args: unknown[]) => unknown>;
+  probe.close();
+  for (const method of ['run', 'all', 'get', 'iterate']) {
+    const original = proto[method]!;
+    proto[method] = function (this: unknown, ...args: unknown[]) {
+      statements++;
+      return original.apply(this, args);
+    };
+  }
+  if (ENGINES.includes('postgres')) {
+    const pg = createRequire(import.meta.url)('pg') as { Client: { prototype: Record<string, (...args: unknown[]) => unknown> } };
+    const query = pg.Client.prototype.query!;
+    pg.Client.prototype.query = function (this: unknown, ...args: unknown[]) {
+      statements++;
+      return query.apply(this, args);
+    };
+  }
 }
 
 interface LoadResult {
@@ -62,6 +111,11 @@ interface LoadResult {
   cpuMsPerRequest: number;
   p50: number;
   p99: number;
+  p99_9: number;
+  /** Share of requests that took more than 10 ms (0..1). */
+  over10ms: number;
+  /** SQL statements executed by the process per completed request. */
+  statementsPerRequest: number;
   non2xx: number;
   errors: number;
   requests: number;
@@ -71,18 +125,12 @@ interface LoadResult {
   loopDelay: { p99Ms: number; maxMs: number };
 }
 
-interface BrowserPayload {
-  /** The simulated browser's index in the population. */
-  browser: number;
-  payload: Payload;
-}
-
 /** First visits and later visits of a simulated population, rendered in the wire format. */
-function buildVisits(publicKey: string): { first: BrowserPayload[]; later: BrowserPayload[] } {
+function buildVisits(publicKey: string): { first: Payload[]; later: Payload[] } {
   const seed = 'service-throughput';
   const population = generatePopulation({ seed, browsers: BROWSERS, days: 30 });
-  const first: BrowserPayload[] = [];
-  const later: BrowserPayload[] = [];
+  const first: Payload[] = [];
+  const later: Payload[] = [];
   for (const browser of population.browsers) {
     const visits = planBrowserVisits(seed, browser, 30).filter((v) => !v.private);
     visits.forEach((visit, i) => {
@@ -95,8 +143,9 @@ function buildVisits(publicKey: string): { first: BrowserPayload[]; later: Brows
         signals: rendered.signals,
         ...(rendered.signalErrors ? { signal_errors: rendered.signalErrors } : {}),
       };
-      const payload = {
-        body: JSON.stringify(request),
+      const payload: Payload = {
+        browser: browser.index,
+        head: JSON.stringify(request).slice(0, -1),
         headers: {
           'content-type': 'text/plain',
           'x-forwarded-for': rendered.ip,
@@ -104,7 +153,7 @@ function buildVisits(publicKey: string): { first: BrowserPayload[]; later: Brows
           'accept-language': rendered.acceptLanguage,
         },
       };
-      (i === 0 ? first : later).push({ browser: browser.index, payload });
+      (i === 0 ? first : later).push(payload);
     });
   }
   return { first, later };
@@ -132,7 +181,7 @@ async function profiled<T>(name: string, measure: () => Promise<T>): Promise<T> 
  * service; autocannon returns raw histograms when run inside a worker thread), cycling
  * through the payloads.
  */
-async function load(url: string, payloads: Payload[]): Promise<LoadResult> {
+async function load(url: string, payloads: Payload[], rate?: number): Promise<LoadResult> {
   // Serialising and writing thousands of payloads is the bench's work, not the server's: done
   // before the CPU measurement starts.
   const dir = mkdtempSync(join(tmpdir(), 'tessera-bench-'));
@@ -146,12 +195,14 @@ async function load(url: string, payloads: Payload[]): Promise<LoadResult> {
   try {
     gcObserver.observe({ entryTypes: ['gc'] });
     loopDelay.enable();
+    const statementsBefore = statements;
     const cpuBefore = process.cpuUsage();
-    const result = await runAutocannon(url, file);
+    const result = await runAutocannon(url, file, rate);
     const cpu = process.cpuUsage(cpuBefore);
     return {
       ...result,
       cpuMsPerRequest: (cpu.user + cpu.system) / 1000 / Math.max(1, result.requests),
+      statementsPerRequest: (statements - statementsBefore) / Math.max(1, result.requests),
       gc: { pauses: gcPauses.length, totalMs: gcPauses.reduce((a, b) => a + b, 0), longestMs: Math.max(0, ...gcPauses) },
       loopDelay: { p99Ms: loopDelay.percentile(99) / 1e6, maxMs: loopDelay.max / 1e6 },
     };
@@ -162,43 +213,133 @@ async function load(url: string, payloads: Payload[]): Promise<LoadResult> {
   }
 }
 
-type AutocannonResult = Omit<LoadResult, 'cpuMsPerRequest' | 'gc' | 'loopDelay'>;
+type AutocannonResult = Omit<LoadResult, 'cpuMsPerRequest' | 'statementsPerRequest' | 'gc' | 'loopDelay'>;
 
-async function runAutocannon(url: string, file: string): Promise<AutocannonResult> {
-  const code = `
-    const autocannon = require('autocannon');
+/**
+ * Saturation (no `rate`): autocannon, each connection sending as fast as it is answered.
+ *
+ * Fixed rate: autocannon's own rate option sends each connection's quota for the second in a
+ * burst at the start of every second and then pauses, which measures queueing in that burst,
+ * not steady load. So the fixed-rate load is a small open-loop sender instead: request i is due
+ * at i / rate seconds and is sent then (on one of up to `connections` keep-alive sockets, more
+ * requests wait for a free one), whatever the earlier requests' latencies; latency counts from
+ * the due time, so queueing on the client side is not hidden (no coordinated omission).
+ */
+async function runAutocannon(url: string, file: string, rate?: number): Promise<AutocannonResult> {
+  const shared = `
     const payloads = JSON.parse(require('node:fs').readFileSync(process.argv[1], 'utf8'));
-    const [url, connections, duration] = process.argv.slice(2);
+    const [url, connections, duration, rate] = process.argv.slice(2);
+    // Each browser's newest token, as the agent keeps it.
+    const tokens = new Map();
     let next = 0;
-    autocannon({
+    const nextRequest = () => {
+      const p = payloads[next++ % payloads.length];
+      const token = tokens.get(p.browser) ?? p.token;
+      return { p, body: token ? p.head + ',"token":' + JSON.stringify(token) + '}' : p.head + '}' };
+    };
+    const keepToken = (browser, status, body) => {
+      if (status !== 200) return;
+      const token = JSON.parse(body).token;
+      if (token) tokens.set(browser, token);
+    };
+  `;
+  const closedLoop = `
+    const autocannon = require('autocannon');
+    let slow = 0;
+    const instance = autocannon({
       url, connections: Number(connections), duration: Number(duration), method: 'POST',
-      requests: [{ setupRequest: (req) => {
-        const p = payloads[next++ % payloads.length];
-        return { ...req, method: 'POST', body: p.body, headers: { ...req.headers, ...p.headers } };
-      } }],
+      requests: [{
+        setupRequest: (req, context) => {
+          const { p, body } = nextRequest();
+          // A connection has one request in flight: its response belongs to this browser.
+          context.browser = p.browser;
+          return { ...req, method: 'POST', body, headers: { ...req.headers, ...p.headers } };
+        },
+        onResponse: (status, body, context) => keepToken(context.browser, status, body),
+      }],
     }, (err, r) => {
       if (err) { console.error(err); process.exit(1); }
       process.stdout.write(JSON.stringify({
-        rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99,
+        rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, p99_9: r.latency.p99_9,
+        over10ms: slow / Math.max(1, r.requests.total),
         non2xx: r.non2xx, errors: r.errors + r.timeouts, requests: r.requests.total,
       }));
     });
+    instance.on('response', (_client, _status, _bytes, responseTime) => { if (responseTime > 10) slow++; });
   `;
+  const openLoop = `
+    const http = require('node:http');
+    const agent = new http.Agent({ keepAlive: true, maxSockets: Number(connections) });
+    const target = new URL(url);
+    const intervalMs = 1000 / Number(rate);
+    const durationMs = Number(duration) * 1000;
+    const latencies = [];
+    let sent = 0, inFlight = 0, non2xx = 0, errors = 0;
+    const start = performance.now();
+    const send = (dueAt) => {
+      const { p, body } = nextRequest();
+      inFlight++;
+      const req = http.request({ agent, method: 'POST', hostname: target.hostname, port: target.port, path: target.pathname + target.search,
+        headers: { ...p.headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          latencies.push(performance.now() - dueAt);
+          if (res.statusCode < 200 || res.statusCode > 299) non2xx++;
+          keepToken(p.browser, res.statusCode, Buffer.concat(chunks).toString());
+          done();
+        });
+      });
+      req.on('error', () => { errors++; done(); });
+      req.end(body);
+    };
+    const done = () => { if (--inFlight === 0 && sent * intervalMs >= durationMs) report(); };
+    const report = () => {
+      const elapsed = (performance.now() - start) / 1000;
+      latencies.sort((a, b) => a - b);
+      const at = (q) => latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] : 0;
+      process.stdout.write(JSON.stringify({
+        rps: latencies.length / elapsed, p50: at(0.5), p99: at(0.99), p99_9: at(0.999),
+        over10ms: latencies.filter((l) => l > 10).length / Math.max(1, latencies.length),
+        non2xx, errors, requests: latencies.length,
+      }));
+      agent.destroy();
+    };
+    const tick = () => {
+      const now = performance.now() - start;
+      while (sent * intervalMs <= now && sent * intervalMs < durationMs) send(start + sent++ * intervalMs);
+      if (sent * intervalMs < durationMs) setTimeout(tick, 1);
+      else if (inFlight === 0) report();
+    };
+    tick();
+  `;
+  const code = shared + (rate ? openLoop : closedLoop);
   const output = await new Promise<string>((resolve, reject) => {
-    execFile(process.execPath, ['-e', code, file, url, String(CONNECTIONS), String(DURATION_S)], { maxBuffer: 1 << 20 },
-      (err, stdout, stderr) => (err ? reject(new Error(`autocannon failed: ${stderr || err.message}`)) : resolve(stdout)));
+    execFile(process.execPath, ['-e', code, file, url, String(CONNECTIONS), String(DURATION_S), String(rate ?? 0)], { maxBuffer: 1 << 20 },
+      (err, stdout, stderr) => (err ? reject(new Error(`load generator failed: ${stderr || err.message}`)) : resolve(stdout)));
   });
   return JSON.parse(output) as AutocannonResult;
 }
 
-async function echoPeer(payloads: Payload[]): Promise<LoadResult> {
-  const app = Fastify({ logger: false });
+/** A load at a fixed rate: `fraction` of the saturation rate of the same run. */
+interface SteadyLoad {
+  fraction: number;
+  rate: number;
+  result: LoadResult;
+}
+
+/** The bare Fastify echo, loaded like the service: saturation, then the same fixed rates. */
+async function echoPeer(payloads: Payload[], rates: number[]): Promise<{ saturation: LoadResult; steady: LoadResult[] }> {
+  const app = Fastify({ logger: false, trustProxy: true });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, JSON.parse(body as string)));
   app.post('/', async (request) => request.body);
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   try {
-    return await load(`${url}/`, payloads);
+    const saturation = await load(`${url}/`, payloads);
+    const steady: LoadResult[] = [];
+    for (const rate of rates) steady.push(await load(`${url}/`, payloads, rate));
+    return { saturation, steady };
   } finally {
     await app.close();
   }
@@ -231,25 +372,26 @@ async function runEngine(engine: Engine, buildPayloads: (publicKey: string) => R
 
     // Warm-up: every browser's first visit, to create its visitor and get its token.
     const { first, later } = buildPayloads(service.bootstrap.publicKey);
-    // By browser index: browsers without a (non-private) visit are absent from `first`.
     const tokens = new Map<number, string>();
     for (let i = 0; i < first.length; i += 25) {
-      await Promise.all(first.slice(i, i + 25).map(async ({ browser, payload: p }) => {
-        const res = await fetch(endpoint, { method: 'POST', headers: p.headers, body: p.body });
+      await Promise.all(first.slice(i, i + 25).map(async (p) => {
+        const res = await fetch(endpoint, { method: 'POST', headers: p.headers, body: bodyOf(p.head, undefined) });
         const answer = (await res.json()) as IdentifyResponse;
-        tokens.set(browser, answer.token);
+        tokens.set(p.browser, answer.token);
       }));
     }
-    const returning = later.map(({ browser, payload }) => {
-      const token = tokens.get(browser);
-      if (!token) return payload;
-      const request = JSON.parse(payload.body) as IdentifyRequest;
-      return { ...payload, body: JSON.stringify({ ...request, token }) };
-    });
+    // Browsers without a (non-private) first visit have no token: they are identified without.
+    const returning = later.map((p) => ({ ...p, token: tokens.get(p.browser) }));
     console.log(`  ${first.length.toLocaleString('en')} browsers warmed up; measuring with ${returning.length.toLocaleString('en')} returning visits`);
-    const result = await profiled(`service-${engine}`, () => load(endpoint, returning));
+    const saturation = await profiled(`service-${engine}-saturation`, () => load(endpoint, returning));
+    const steady: SteadyLoad[] = [];
+    for (const fraction of RATES) {
+      const rate = Math.max(1, Math.round(saturation.rps * fraction));
+      const result = await profiled(`service-${engine}-${Math.round(fraction * 100)}pct`, () => load(endpoint, returning, rate));
+      steady.push({ fraction, rate, result });
+    }
     const stored = await kyselyOf(service.ctx.store).selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    return { result, storedEvents: Number(stored.n), payloads: returning };
+    return { saturation, steady, storedEvents: Number(stored.n), payloads: returning };
   } finally {
     await service.close();
     await database.drop();
@@ -259,41 +401,65 @@ async function runEngine(engine: Engine, buildPayloads: (publicKey: string) => R
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 const rate = (n: number) => Math.round(n).toLocaleString('en');
 const cpu = (n: number) => `${n.toFixed(3)} ms`;
+const pct = (n: number) => `${(n * 100).toFixed(1)}%`;
 const pauses = (r: LoadResult) =>
   `${r.gc.pauses.toLocaleString('en')} GC pauses (${ms(r.gc.totalMs)} in all, longest ${ms(r.gc.longestMs)}), event-loop delay p99 ${ms(r.loopDelay.p99Ms)}, max ${ms(r.loopDelay.maxMs)}`;
+/** One row of the steady-load table. */
+const steadyRow = (who: string, load: string, r: LoadResult) =>
+  `| ${who} | ${load} | ${rate(r.rps)} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.p99_9)} | ${pct(r.over10ms)} | ${cpu(r.cpuMsPerRequest)} | ${r.statementsPerRequest.toFixed(2)} | ${ms(r.loopDelay.p99Ms)} / ${ms(r.loopDelay.maxMs)} | ${r.non2xx + r.errors} |`;
 
 async function main(): Promise<void> {
+  countStatements();
   const rows: string[] = [];
+  const steadyRows: string[] = [];
   const notes: string[] = [];
   const figures: Record<string, unknown> = {};
-  let echo: LoadResult | undefined;
+  const loadAtStart = loadavg().map((l) => l.toFixed(1)).join(', ');
+  let echoSaturation: LoadResult | undefined;
   for (const engine of ENGINES) {
-    const { result, storedEvents, payloads } = await runEngine(engine, buildVisits);
-    // The echo peer gets the same payloads and the same load, right after.
-    echo ??= await echoPeer(payloads);
-    const share = result.rps / echo.rps;
+    const { saturation: result, steady, storedEvents, payloads } = await runEngine(engine, buildVisits);
+    // The echo peer gets the same payloads and the same loads, right after.
+    const echo = await echoPeer(payloads, steady.map((s) => s.rate));
+    echoSaturation ??= echo.saturation;
+    const share = result.rps / echoSaturation.rps;
     console.log(`  ${engine}: ${rate(result.rps)} identifications/s, p50 ${ms(result.p50)}, p99 ${ms(result.p99)}, ` +
-      `${cpu(result.cpuMsPerRequest)} CPU per request, ${result.non2xx} non-2xx, ${result.errors} errors; ` +
+      `${cpu(result.cpuMsPerRequest)} CPU per request, ${result.statementsPerRequest.toFixed(2)} statements per request, ${result.non2xx} non-2xx, ${result.errors} errors; ` +
       `${storedEvents.toLocaleString('en')} events stored after the run`);
     notes.push(`${engine}: ${pauses(result)}`);
     rows.push(`| Tessera ingestion, ${engine} | ${rate(result.rps)} | ${ms(result.p50)} | ${ms(result.p99)} | ${cpu(result.cpuMsPerRequest)} | ${(share * 100).toFixed(0)}% | ${result.non2xx + result.errors} |`);
-    figures[engine] = { ...result, storedEvents, shareOfEcho: share };
+    steadyRows.push(steadyRow(`Tessera, ${engine}`, 'saturation', result));
+    steady.forEach((s, i) => {
+      const label = `${Math.round(s.fraction * 100)}% (${rate(s.rate)}/s)`;
+      steadyRows.push(steadyRow(`Tessera, ${engine}`, label, s.result));
+      steadyRows.push(steadyRow('echo', label, echo.steady[i]!));
+      console.log(`  ${engine} at ${label}: p50 ${ms(s.result.p50)}, p99 ${ms(s.result.p99)}, p99.9 ${ms(s.result.p99_9)}, ${pct(s.result.over10ms)} over 10 ms, ` +
+        `${cpu(s.result.cpuMsPerRequest)} CPU and ${s.result.statementsPerRequest.toFixed(2)} statements per request; ${pauses(s.result)}`);
+    });
+    figures[engine] = { ...result, storedEvents, shareOfEcho: share, steady, echoSteady: echo.steady };
   }
-  if (echo) {
+  if (echoSaturation) {
+    const echo = echoSaturation;
     rows.push(`| peer: bare Fastify JSON echo | ${rate(echo.rps)} | ${ms(echo.p50)} | ${ms(echo.p99)} | ${cpu(echo.cpuMsPerRequest)} | 100% | ${echo.non2xx + echo.errors} |`);
     figures.echo = echo;
     notes.push(`echo: ${pauses(echo)}`);
   }
   const markdown = [
     `${EVENTS.toLocaleString('en')} stored events (${VISITORS.toLocaleString('en')} visitors) before the run; ${BROWSERS.toLocaleString('en')} simulated browsers ` +
-      `warmed up with their first visit, then their later visits (token attached, with drift) sent by autocannon: ${CONNECTIONS} connections, ${DURATION_S} s, over loopback. ` +
-      `Target: at least 25% of the echo's rate on SQLite, p99 < 25 ms. Load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(', ')} on ${availableParallelism()} cores.`,
+      `warmed up with their first visit, then their later visits (each with the newest token its browser received, with drift, from its own address through X-Forwarded-For) sent by autocannon: ${CONNECTIONS} connections, ${DURATION_S} s per load, over loopback. ` +
+      `Target: at least 25% of the echo's rate on SQLite, p99 < 25 ms. Load average at the start: ${loadAtStart}, at the end: ${loadavg().map((l) => l.toFixed(1)).join(', ')} on ${availableParallelism()} cores.`,
     '',
     '| Server | Requests/s | p50 | p99 | Server CPU per request | Share of echo (rate) | Errors |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows,
     '',
     `Server process during the load: ${notes.join('; ')}.`,
+    '',
+    `Steady load: fixed rates (open loop) at fractions of each engine's saturation rate, the echo at the same rates. ` +
+      `Statements: SQL statements the process executed per request (BEGIN/COMMIT and background work included).`,
+    '',
+    '| Server | Load | Requests/s | p50 | p99 | p99.9 | > 10 ms | CPU per request | Statements per request | Event-loop delay p99 / max | Errors |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...steadyRows,
   ].join('\n');
   console.log(`\n${markdown}\n`);
   writeBenchOutput({ name: 'service-throughput', title: 'Service throughput (ingestion)', markdown, figures });

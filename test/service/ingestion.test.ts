@@ -89,6 +89,24 @@ describe.each(ENGINES)('ingestion (%s)', (engine) => {
     expect(again.velocity?.distinct_linked_id['5_minutes']).toBe(2);
   });
 
+  it('answers with exactly the fields of the protocol, typed as it says (response schema)', async () => {
+    const res = await postIdentify(t.url, identifyRequest(t.keys.publicKey));
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.json).sort()).toEqual(
+      ['confidence', 'event_id', 'sealed_result', 'suspect_score', 'token', 'v', 'visitor_found', 'visitor_id'].sort(),
+    );
+    expect(res.json).toMatchObject({ v: 1, sealed_result: null });
+    expect(typeof res.json.visitor_found).toBe('boolean');
+    expect(typeof res.json.event_id).toBe('string');
+    expect(typeof res.json.visitor_id).toBe('string');
+    expect(typeof res.json.token).toBe('string');
+    expect(typeof res.json.suspect_score).toBe('number');
+    expect(typeof res.json.confidence.score).toBe('number');
+    expect(typeof res.json.confidence.version).toBe('string');
+    // The event the answer names is the stored one, for the visitor it names.
+    expect((await getEvent(db(), t.workspaceId, res.json.event_id))?.identification?.visitor_id).toBe(res.json.visitor_id);
+  });
+
   it('accepts application/json too and answers CORS for any origin', async () => {
     const res = await fetch(`${t.url}/`, {
       method: 'POST',

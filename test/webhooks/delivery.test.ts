@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isValidWebhookSignature } from '../../src/server/index.js';
 import { getEventPayload } from '../../src/service/store/events.js';
-import { kyselyOf } from '../../src/service/store/index.js';
+import { kyselyOf, openStore } from '../../src/service/store/index.js';
 import { listAttempts, listDeliveries, resendDelivery } from '../../src/service/store/webhook-deliveries.js';
 import { createWebhook, updateWebhook } from '../../src/service/store/webhooks.js';
 import { identifyRequest, postIdentify } from '../helpers/identify-request.js';
@@ -55,6 +55,21 @@ describe('webhook delivery', () => {
       return rows[0]?.status === 'delivered' && rows;
     });
     expect(delivery).toMatchObject({ event_id: eventId, attempts: 1 });
+  });
+
+  it('starts sending once a webhook exists, also when another process created it', async () => {
+    // No webhook yet: the worker's passes skip the claim (a cached "no webhook at all").
+    expect(await t.service.webhooks.runOnce()).toBe(0);
+    // Created through another connection to the same database, as the CLI or another process would.
+    const other = openStore({ dataDir: t.service.ctx.config.dataDir });
+    try {
+      await createVerifiedWebhook(other, { workspaceId: t.workspaceId, environmentId: null, url: receiver.url });
+    } finally {
+      await other.destroy();
+    }
+    const eventId = await identify();
+    const [request] = await waitFor(() => receiver.requests.length === 1 && receiver.requests);
+    expect(JSON.parse(request!.body).event_id).toBe(eventId);
   });
 
   it('retries a failing receiver until it accepts, then sends nothing more', async () => {

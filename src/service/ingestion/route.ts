@@ -32,6 +32,7 @@ import { normaliseIp } from './client-ip.js';
 import { allowAnyOrigin, answerPreflight } from './cors.js';
 import { publicKeyNotFound, publicKeyRequired, requestFiltered } from './errors.js';
 import { identifyRequestSchema } from './request-schema.js';
+import { identifyResponseSchema } from './response-schema.js';
 import { deliveriesForEvent } from '../webhooks/outbox.js';
 
 export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: ServiceContext }): Promise<void> {
@@ -56,7 +57,7 @@ export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: Service
   const config = { errorFamily: 'agent' as const };
   app.options('/', { config }, async (request, reply) => answerPreflight(request, reply));
 
-  app.post('/', { config, bodyLimit: MAX_REQUEST_BYTES, schema: { body: identifyRequestSchema } }, async (request, reply) => {
+  app.post('/', { config, bodyLimit: MAX_REQUEST_BYTES, schema: { body: identifyRequestSchema, response: { 200: identifyResponseSchema } } }, async (request, reply) => {
     const body = request.body as IdentifyRequest;
     const now = ctx.clock();
     const ip = normaliseIp(request.ip);

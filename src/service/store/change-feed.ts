@@ -32,7 +32,10 @@ export interface ChangeFeed {
 }
 
 export function sqliteChangeFeed(sqlite: SQLite.Database): ChangeFeed {
-  const version = () => sqlite.pragma('data_version', { simple: true }) as number;
+  // Prepared once: `sqlite.pragma()` compiles its statement on every call, and this runs before
+  // every cached read (twice per identification).
+  const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
+  const version = () => dataVersion.get() as number;
   let seen = version();
   return {
     changedElsewhere() {

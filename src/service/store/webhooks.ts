@@ -140,3 +140,16 @@ export async function listActiveWebhooksCached(store: Store, workspaceId: string
     return Object.freeze(rows.map((r) => Object.freeze(r)));
   });
 }
+
+/**
+ * Whether the store holds any webhook at all (enabled or not). Deliveries belong to a webhook
+ * (deleted with it), so without one there is nothing to claim: the webhook worker asks this,
+ * from the read cache, before its claim, instead of running the claim's write statement 5 times
+ * a second in the many installations that never configure a webhook.
+ */
+export async function anyWebhookCached(store: Store): Promise<boolean> {
+  return internalsOf(store).state.readCaches.get('anyWebhook', '', async () => {
+    const row = await internalsOf(store).db.selectFrom('webhooks').select('id').limit(1).executeTakeFirst();
+    return row !== undefined;
+  });
+}

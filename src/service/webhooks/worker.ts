@@ -7,7 +7,8 @@
  *
  * Waking: an idle worker polls every `pollMs` (200 ms by default: one indexed query, and events
  * reach receivers within a fraction of a second without wiring ingestion to the worker); while
- * it finds full batches it claims again at once.
+ * it finds full batches it claims again at once. A store without any webhook is not polled at
+ * all (the claim is a write; the check is a cached read, store/webhooks.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { WEBHOOK_SIGNATURE_HEADER } from '../../events/webhook-signature.js';
 import type { ResolvedConfig } from '../config.js';
 import type { ServiceContext } from '../context.js';
 import { claimDueDeliveries, recordAttempt, type AttemptOutcome, type ClaimedDelivery } from '../store/webhook-deliveries.js';
+import { anyWebhookCached } from '../store/webhooks.js';
 import { retryDelay } from './backoff.js';
 import { createSender, type Sender } from './sender.js';
 import { signWebhookBody } from './signer.js';
@@ -84,6 +86,7 @@ export function startWebhookWorker(
   };
 
   const pass = async (): Promise<number> => {
+    if (!(await anyWebhookCached(store))) return 0;
     const claimed = await claimDueDeliveries(store, { owner, now: clock(), leaseMs: timing.leaseMs, limit: BATCH });
     await Promise.all(claimed.map((c) => attempt(c).catch((err: unknown) => logger.error({ err, delivery: c.delivery.id }, 'webhook attempt not recorded; retried after the lease'))));
     return claimed.length;
