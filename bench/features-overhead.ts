@@ -30,7 +30,7 @@ import { request as httpsRequest } from 'node:https';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { PROTOCOL_VERSION, type IdentifyRequest, type IdentifyResponse } from '../src/protocol/index.js';
+import type { IdentifyRequest, IdentifyResponse } from '../src/protocol/index.js';
 import { VERSION as AGENT_VERSION } from '../src/agent/version.js';
 import { ManagementApiClient } from '../src/server/management-api-client.js';
 import { createExpressionEvaluator } from '../src/service/filtering/expr/index.js';
@@ -39,10 +39,8 @@ import { createService } from '../src/service/index.js';
 import { kyselyOf, type Store } from '../src/service/store/index.js';
 import { findApiKeyByToken, setApiKeyRateLimit } from '../src/service/store/api-keys.js';
 import { createTestDatabase, type Engine } from '../test/helpers/test-service.js';
-import { generatePopulation } from './accuracy/population.js';
-import { renderVisit } from './accuracy/render-visit.js';
-import { planBrowserVisits } from './accuracy/schedule.js';
 import { writeBenchOutput } from './bench-output.js';
+import { populationRequests } from './population-requests.js';
 
 const BROWSERS = Number(process.env.BENCH_BROWSERS ?? 1500);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 25);
@@ -93,37 +91,23 @@ interface LoadResult {
   cpuMs: number;
 }
 
-/** First and later visits of a simulated population in the wire format (as bench/service-throughput.ts). */
+/** First and later visits of a simulated population in the wire format (population-requests.ts). */
 function buildVisits(publicKey: string): { first: BrowserPayload[]; later: BrowserPayload[] } {
-  const seed = 'features-overhead';
-  const population = generatePopulation({ seed, browsers: BROWSERS, days: 30 });
   const first: BrowserPayload[] = [];
   const later: BrowserPayload[] = [];
-  for (const browser of population.browsers) {
-    const visits = planBrowserVisits(seed, browser, 30).filter((v) => !v.private);
-    visits.forEach((visit, i) => {
-      const rendered = renderVisit(seed, browser, visit);
-      const request: IdentifyRequest = {
-        v: PROTOCOL_VERSION,
-        api_key: publicKey,
-        url: rendered.url,
-        sdk: { platform: 'js', version: AGENT_VERSION },
-        signals: rendered.signals,
-        ...(rendered.signalErrors ? { signal_errors: rendered.signalErrors } : {}),
-      };
-      const payload: Payload = {
-        body: JSON.stringify(request),
-        headers: {
-          'content-type': 'text/plain',
-          'x-forwarded-for': rendered.ip,
-          'user-agent': rendered.userAgentHeader,
-          'accept-language': rendered.acceptLanguage,
-          origin: new URL(rendered.url).origin,
-        },
-        ip: rendered.ip,
-      };
-      (i === 0 ? first : later).push({ browser: browser.index, payload });
-    });
+  for (const { browser, request, rendered, first: isFirst } of populationRequests('features-overhead', BROWSERS, publicKey)) {
+    const payload: Payload = {
+      body: JSON.stringify(request),
+      headers: {
+        'content-type': 'text/plain',
+        'x-forwarded-for': rendered.ip,
+        'user-agent': rendered.userAgentHeader,
+        'accept-language': rendered.acceptLanguage,
+        origin: new URL(rendered.url).origin,
+      },
+      ip: rendered.ip,
+    };
+    (isFirst ? first : later).push({ browser, payload });
   }
   return { first, later };
 }

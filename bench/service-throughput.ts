@@ -40,7 +40,7 @@ import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import { sql } from 'kysely';
-import { PROTOCOL_VERSION, type IdentifyRequest, type IdentifyResponse } from '../src/protocol/index.js';
+import type { IdentifyResponse } from '../src/protocol/index.js';
 import { VERSION as AGENT_VERSION } from '../src/agent/version.js';
 import { createService } from '../src/service/index.js';
 import { kyselyOf } from '../src/service/store/index.js';
@@ -49,10 +49,8 @@ import { findApiKeyByToken, setApiKeyRateLimit } from '../src/service/store/api-
 import { createTestDatabase, type Engine } from '../test/helpers/test-service.js';
 import SQLite from 'better-sqlite3';
 import { createRequire } from 'node:module';
-import { generatePopulation } from './accuracy/population.js';
-import { renderVisit } from './accuracy/render-visit.js';
-import { planBrowserVisits } from './accuracy/schedule.js';
 import { writeBenchOutput } from './bench-output.js';
+import { populationRequests } from './population-requests.js';
 import { SEED_NOW, seedEvents } from './seed-events.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
@@ -127,34 +125,20 @@ interface LoadResult {
 
 /** First visits and later visits of a simulated population, rendered in the wire format. */
 function buildVisits(publicKey: string): { first: Payload[]; later: Payload[] } {
-  const seed = 'service-throughput';
-  const population = generatePopulation({ seed, browsers: BROWSERS, days: 30 });
   const first: Payload[] = [];
   const later: Payload[] = [];
-  for (const browser of population.browsers) {
-    const visits = planBrowserVisits(seed, browser, 30).filter((v) => !v.private);
-    visits.forEach((visit, i) => {
-      const rendered = renderVisit(seed, browser, visit);
-      const request: IdentifyRequest = {
-        v: PROTOCOL_VERSION,
-        api_key: publicKey,
-        url: rendered.url,
-        sdk: { platform: 'js', version: AGENT_VERSION },
-        signals: rendered.signals,
-        ...(rendered.signalErrors ? { signal_errors: rendered.signalErrors } : {}),
-      };
-      const payload: Payload = {
-        browser: browser.index,
-        head: JSON.stringify(request).slice(0, -1),
-        headers: {
-          'content-type': 'text/plain',
-          'x-forwarded-for': rendered.ip,
-          'user-agent': rendered.userAgentHeader,
-          'accept-language': rendered.acceptLanguage,
-        },
-      };
-      (i === 0 ? first : later).push(payload);
-    });
+  for (const { browser, request, rendered, first: isFirst } of populationRequests('service-throughput', BROWSERS, publicKey)) {
+    const payload: Payload = {
+      browser,
+      head: JSON.stringify(request).slice(0, -1),
+      headers: {
+        'content-type': 'text/plain',
+        'x-forwarded-for': rendered.ip,
+        'user-agent': rendered.userAgentHeader,
+        'accept-language': rendered.acceptLanguage,
+      },
+    };
+    (isFirst ? first : later).push(payload);
   }
   return { first, later };
 }
