@@ -24,7 +24,7 @@ async function baseApp(ctx: ServiceContext): Promise<FastifyInstance> {
     forceCloseConnections: 'idle',
     // Router failures (bad percent-encoding, overlong path parameters) in the contract's shapes.
     frameworkErrors: frameworkErrorHandler,
-    maxParamLength: MAX_PATH_PARAMETER_LENGTH,
+    routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
     ...serverLimitOptions(ctx.config),
   });
   applyServerLimits(app.server, ctx.config);
