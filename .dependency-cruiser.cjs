@@ -7,7 +7,7 @@
 //   src/service:
 //     entry (index, app, cli, bootstrap, jobs, config, ...) -> anything below
 //       routes (http, ingestion, server-api, management-api, cdn, demo, ops)
-//         -> domain (identification, event-building, filtering, sealing, webhooks)
+//         -> domain (identification, event-building, filtering, sealing, webhooks, scheduling)
 //           -> store (every SQL statement, table types, migrations)
 //             -> types of src/events and src/protocol only
 //   Arrows may skip a layer (a route may call the store; the domain may use the store's types,
@@ -17,7 +17,7 @@
 //   The service may import src/protocol and src/events only, never src/agent or src/server.
 //   Every folder under src/service/ belongs to one layer; a new folder must be added above.
 const ROUTES = '^src/service/(http|ingestion|server-api|management-api|cdn|demo|ops)/';
-const DOMAIN = '^src/service/(identification|event-building|filtering|sealing|webhooks)/';
+const DOMAIN = '^src/service/(identification|event-building|filtering|sealing|webhooks|scheduling)/';
 const STORE = '^src/service/store/';
 const SERVICE_ENTRY = '^src/service/[^/]+[.]ts$|^src/service/(cli|jobs)/';
 const SHARED = '^src/(events|protocol)/';

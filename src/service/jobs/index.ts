@@ -3,6 +3,7 @@
  * retention purge, and (every 10 minutes) fresh planner statistics. Tests drive it with `runOnce()` and an injected clock instead of waiting.
  */
 import type { ServiceContext } from '../context.js';
+import { startPeriodicTask } from '../scheduling/periodic-task.js';
 import { executeScheduledDeletions, pruneDeletionRecords } from '../server-api/visitor-deletion.js';
 import { purgeExpiredEvents } from './retention.js';
 import { refreshPlannerStatistics } from '../store/statistics.js';
@@ -22,9 +23,6 @@ export function startBackgroundJobs(
   ctx: Pick<ServiceContext, 'store' | 'clock' | 'config' | 'logger'>,
   opts: { intervalMs?: number; timer?: boolean } = {},
 ): BackgroundJobs {
-  let running: Promise<void> | undefined;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
   /** Wall-clock time of the last statistics refresh (not the injected clock: it is upkeep). */
   let statisticsAt = -Infinity;
 
@@ -42,30 +40,12 @@ export function startBackgroundJobs(
     }
   };
 
-  const runOnce = (): Promise<void> => {
-    running ??= pass().finally(() => {
-      running = undefined;
-    });
-    return running;
-  };
-
-  const schedule = () => {
-    if (stopped || opts.timer === false) return;
-    timer = setTimeout(() => {
-      runOnce()
-        .catch((err: unknown) => ctx.logger.error({ err }, 'background jobs failed; retrying on the next tick'))
-        .finally(schedule);
-    }, opts.intervalMs ?? JOBS_INTERVAL_MS);
-    timer.unref();
-  };
-  schedule();
-
-  return {
-    runOnce,
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running?.catch(() => undefined);
-    },
-  };
+  const interval = opts.intervalMs ?? JOBS_INTERVAL_MS;
+  return startPeriodicTask({
+    pass,
+    firstDelay: interval,
+    nextDelay: () => interval,
+    onError: (err) => ctx.logger.error({ err }, 'background jobs failed; retrying on the next tick'),
+    timer: opts.timer,
+  });
 }

@@ -16,6 +16,7 @@ import { rootCertificates } from 'node:tls';
 import { WEBHOOK_SIGNATURE_HEADER } from '../../events/webhook-signature.js';
 import type { ResolvedConfig } from '../config.js';
 import type { ServiceContext } from '../context.js';
+import { startPeriodicTask } from '../scheduling/periodic-task.js';
 import { claimDueDeliveries, recordAttempt, type AttemptOutcome, type ClaimedDelivery } from '../store/webhook-deliveries.js';
 import { anyWebhookCached } from '../store/webhooks.js';
 import { retryDelay } from './backoff.js';
@@ -57,9 +58,6 @@ export function startWebhookWorker(
   const timing = ctx.config.webhookTiming;
   const sender = opts.sender ?? senderFromConfig(ctx.config);
   const owner = randomUUID();
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<number> | undefined;
 
   const attempt = async ({ delivery, webhook }: ClaimedDelivery): Promise<void> => {
     const attemptedAt = clock();
@@ -92,33 +90,12 @@ export function startWebhookWorker(
     return claimed.length;
   };
 
-  const runOnce = (): Promise<number> => {
-    running ??= pass().finally(() => {
-      running = undefined;
-    });
-    return running;
-  };
-
-  const schedule = (delay: number) => {
-    if (stopped || opts.timer === false) return;
-    timer = setTimeout(() => {
-      runOnce()
-        .then((n) => schedule(n >= BATCH ? 0 : timing.pollMs))
-        .catch((err: unknown) => {
-          logger.error({ err }, 'webhook worker pass failed; retrying');
-          schedule(timing.pollMs);
-        });
-    }, delay);
-    timer.unref();
-  };
-  schedule(timing.pollMs);
-
-  return {
-    runOnce,
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running?.catch(() => undefined);
-    },
-  };
+  return startPeriodicTask({
+    pass,
+    firstDelay: timing.pollMs,
+    // A full batch suggests more are due: the next pass runs at once.
+    nextDelay: (claimed) => (claimed !== undefined && claimed >= BATCH ? 0 : timing.pollMs),
+    onError: (err) => logger.error({ err }, 'webhook worker pass failed; retrying'),
+    timer: opts.timer,
+  });
 }
