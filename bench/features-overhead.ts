@@ -24,7 +24,6 @@
  * Load comes from autocannon in a child process, as in bench/service-throughput.ts.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -39,6 +38,7 @@ import { createService } from '../src/service/index.js';
 import { kyselyOf, type Store } from '../src/service/store/index.js';
 import { findApiKeyByToken, setApiKeyRateLimit } from '../src/service/store/api-keys.js';
 import { createTestDatabase, type Engine } from '../test/helpers/test-service.js';
+import { makeCertificate } from '../test/webhooks/receiver.js';
 import { writeBenchOutput } from './bench-output.js';
 import { populationRequests } from './population-requests.js';
 
@@ -257,13 +257,7 @@ interface ReceiverProcess {
 }
 
 async function startReceiverProcess(): Promise<ReceiverProcess> {
-  const dir = mkdtempSync(join(tmpdir(), 'tessera-bench-cert-'));
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-    '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-days', '1',
-    '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-  ], { stdio: 'ignore' });
-  const caFile = join(dir, 'cert.pem');
+  const { dir, caFile } = makeCertificate();
   const code = `
     const fs = require('node:fs');
     const [dir] = process.argv.slice(1);

@@ -4,7 +4,7 @@
  * from an environment variable; `--json` prints for scripts what is otherwise printed for people.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ensureBootstrap } from './bootstrap.js';
+import { ensureBootstrap, type Bootstrap } from './bootstrap.js';
 import { ALL_OPTIONS, GENERAL_OPTIONS, KEY_OPTIONS, SERVICE_OPTIONS, serviceConfigFrom, type OptionSpec, optionValue } from './cli/options.js';
 import { resolveConfig, type ResolvedConfig, type ServiceConfig } from './config.js';
 import { createService } from './index.js';
@@ -138,6 +138,15 @@ async function withStore<T>(config: ServiceConfig, fn: (store: Store, resolved: 
  * one that can show the secret and management tokens (stored hashed): it prints them to stderr,
  * which leaves stdout to the command's own (JSON) output.
  */
+/** The keys a first start created, one line each (the only time their tokens can be shown). */
+function createdKeyLines(bootstrap: Bootstrap): string[] {
+  return [
+    `  Public key            ${bootstrap.publicKey}`,
+    `  Secret key            ${bootstrap.secretKey}`,
+    `  Management API key    ${bootstrap.managementKey}`,
+  ];
+}
+
 async function bootstrapFor(store: Store, resolved: ResolvedConfig, io: Io) {
   const { bootstrap, created } = await ensureBootstrap(store, { region: resolved.region, now: resolved.clock() });
   if (created) {
@@ -145,9 +154,7 @@ async function bootstrapFor(store: Store, resolved: ResolvedConfig, io: Io) {
       [
         'First use of this database: created a workspace, an environment and API keys. The secret and',
         'Management API keys are shown this once (they are stored hashed):',
-        `  Public key            ${bootstrap.publicKey}`,
-        `  Secret key            ${bootstrap.secretKey}`,
-        `  Management API key    ${bootstrap.managementKey}`,
+        ...createdKeyLines(bootstrap),
       ].join('\n'),
     );
   }
@@ -362,9 +369,7 @@ async function start(config: ServiceConfig, values: Values, io: Io): Promise<voi
       lines.push(
         'First start: created a workspace, an environment and these API keys. The secret and Management API',
         'keys are shown this once (they are stored hashed): keep them. "tessera keys create" makes new ones.',
-        `  Public key            ${bootstrap.publicKey}`,
-        `  Secret key            ${bootstrap.secretKey}`,
-        `  Management API key    ${bootstrap.managementKey}`,
+        ...createdKeyLines(bootstrap),
         '',
       );
     } else {

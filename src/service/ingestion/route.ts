@@ -119,7 +119,7 @@ export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: Service
     const deliveries = await deliveriesForEvent(ctx.store, event, ids);
     await insertEvent(ctx.store, event, ids, { deliveries, now, visitor: visitorWrite });
     // Sealed from the same JSON text as the stored payload, which the Server API returns as is.
-    const sealedResult = await sealedResultFor(ctx, environmentId, JSON.stringify(event));
+    const sealedResult = await sealedResultFor(ctx, environmentId, event);
 
     const response: IdentifyResponse = {
       v: PROTOCOL_VERSION,

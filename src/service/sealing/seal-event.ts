@@ -8,10 +8,14 @@ import { findSealingKeyCached } from '../store/encryption-keys.js';
 import { requireMasterKey, type SealingContext } from './encryption-keys.js';
 import { decryptKeyMaterial } from './key-material.js';
 
-/** `eventJson` is the stored payload text, so that unsealing gives the Server API's body. */
-export async function sealedResultFor(ctx: SealingContext, environmentId: string, eventJson: string): Promise<string | null> {
+/**
+ * `event` is serialised as the stored payload is (JSON.stringify of the same object), so that
+ * unsealing gives the Server API's body; only when a key exists, as most environments have none.
+ */
+export async function sealedResultFor(ctx: SealingContext, environmentId: string, event: object): Promise<string | null> {
   const key = await findSealingKeyCached(ctx.store, environmentId);
   if (!key) return null;
+  const eventJson = JSON.stringify(event);
   const token = decryptKeyMaterial(requireMasterKey(ctx), key.id, key.current_key);
   const sealed = await sealEventJson(eventJson, Buffer.from(token, 'base64'));
   return Buffer.from(sealed).toString('base64');
