@@ -57,7 +57,7 @@ type Outcome =
 function runChild(spec: BenchSpec): Promise<{ code: number | null; tail: string; seconds: number; timedOut: boolean }> {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', spec.script, ...spec.args], {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--import', './bench/compiled-code.mjs', spec.script, ...spec.args], {
       cwd: ROOT,
       env: { ...process.env, BENCH_OUT_DIR },
       stdio: ['ignore', 'pipe', 'pipe'],
