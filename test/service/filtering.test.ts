@@ -37,6 +37,21 @@ describe('rule expressions on request variables', () => {
     rejects("http.request.ip in cidr('not-an-ip/8')");
   });
 
+  it('evaluates each request on its own when one evaluator sees requests one after another', () => {
+    // The evaluator reuses a request's environment across its rules and the last parsed address.
+    const evaluator = createExpressionEvaluator({ warn: () => undefined });
+    const inside = request('10.1.2.3', { 'user-agent': 'Mozilla/5.0 (compatible; Googlebot/2.1)' });
+    const outside = request('192.0.2.1');
+    for (let i = 0; i < 3; i++) {
+      expect(evaluator.matches("http.request.ip in cidr('10.0.0.0/8')", inside)).toBe(true);
+      expect(evaluator.matches("http.request.ip in cidr('10.0.0.0/8')", outside)).toBe(false);
+      expect(evaluator.matches('http.user_agent.is_crawler_bot', inside)).toBe(true);
+      expect(evaluator.matches('http.user_agent.is_crawler_bot', outside)).toBe(false);
+    }
+    // The lazily computed bot flags are ordinary map entries of http.user_agent.
+    expect(holds("'is_crawler_bot' in http.user_agent && http.user_agent['is_ai_bot'] == false")).toBe(true);
+  });
+
   it('matches RE2 patterns (unanchored, with flags) and compares strings', () => {
     const bot = request('1.1.1.1', { 'user-agent': 'Mozilla/5.0 HeadlessChrome/120', origin: 'https://shop.example.com' });
     expect(holds("http.user_agent.string matches '(?i)headless'", bot)).toBe(true);

@@ -20,12 +20,21 @@ export interface RuleRequest {
 
 /** `user-agent` -> `User-Agent`. */
 export function canonicalHeaderName(name: string): string {
-  return name
-    .toLowerCase()
-    .split('-')
-    .map((part) => (part ? part[0]!.toUpperCase() + part.slice(1) : part))
-    .join('-');
+  let canonical = canonicalNames.get(name);
+  if (canonical === undefined) {
+    canonical = name
+      .toLowerCase()
+      .split('-')
+      .map((part) => (part ? part[0]!.toUpperCase() + part.slice(1) : part))
+      .join('-');
+    // Requests carry a few dozen distinct header names; the bound keeps odd clients from growing it.
+    if (canonicalNames.size >= MAX_CANONICAL_NAMES) canonicalNames.clear();
+    canonicalNames.set(name, canonical);
+  }
+  return canonical;
 }
+const MAX_CANONICAL_NAMES = 512;
+const canonicalNames = new Map<string, string>();
 
 export function buildRuleRequest(input: {
   ip: string;
@@ -34,7 +43,8 @@ export function buildRuleRequest(input: {
   sdkVersion?: string;
 }): RuleRequest {
   const headers: Record<string, string[]> = {};
-  for (const [name, value] of Object.entries(input.headers)) {
+  for (const name in input.headers) {
+    const value = input.headers[name];
     if (value === undefined) continue;
     headers[canonicalHeaderName(name)] = Array.isArray(value) ? value : [value];
   }
@@ -44,8 +54,13 @@ export function buildRuleRequest(input: {
     'http.request.ip': input.ip,
     'http.request.headers': headers,
     'http.user_agent.string': ua,
-    'http.user_agent.is_ai_bot': isAiBot(ua),
-    'http.user_agent.is_crawler_bot': isCrawlerBot(ua),
+    // The bot lists cost more than all other variables together: computed when a rule reads them.
+    get 'http.user_agent.is_ai_bot'() {
+      return isAiBot(ua);
+    },
+    get 'http.user_agent.is_crawler_bot'() {
+      return isCrawlerBot(ua);
+    },
     'sdk.platform.name': platform,
     'sdk.platform.is_browser': platform === 'js',
     'sdk.platform.is_android': platform === 'android',

@@ -73,14 +73,14 @@ class Evaluation {
     this.deadline = Date.now() + limits.timeoutMs;
   }
 
-  private tick(units: number, pos: Position): void {
+  tick(units: number, pos: Position): void {
     const before = this.steps;
     this.steps += units;
     if (this.steps > this.limits.maxSteps) throw new ExprError(`evaluation exceeded the step budget (${this.limits.maxSteps})`, pos);
     if (before >>> 10 !== this.steps >>> 10 && Date.now() > this.deadline) throw new ExprError(`evaluation exceeded the time budget (${this.limits.timeoutMs} ms)`, pos);
   }
 
-  private charge(units: number, pos: Position): void {
+  charge(units: number, pos: Position): void {
     this.memory += units;
     if (this.memory > this.limits.maxMemory) throw new ExprError(`evaluation exceeded the memory budget (${this.limits.maxMemory} elements)`, pos);
   }
@@ -164,14 +164,11 @@ class Evaluation {
   }
 
   private context(pos: Position): CallContext {
-    return {
-      charge: (units) => this.charge(units, pos),
-      tick: (units) => this.tick(units, pos),
-      network: (text) => this.program.parseNetwork(text),
-      fail: (message) => {
-        throw new ExprError(message, pos);
-      },
-    };
+    return new PositionedContext(this, pos);
+  }
+
+  parseNetwork(text: string): Network | undefined {
+    return this.program.parseNetwork(text);
   }
 
   private guard<T>(pos: Position, f: () => T): T {
@@ -220,7 +217,7 @@ class Evaluation {
       return chars[Number(i)]!;
     }
     if (isMap(object)) {
-      const k = keyOf(key, this.context(node.property.pos));
+      const k = typeof key === 'string' ? key : keyOf(key, this.context(node.property.pos));
       return Object.hasOwn(object, k) ? (object[k] ?? null) : null;
     }
     throw new ExprError(`cannot fetch ${typeof key === 'string' ? key : typeName(key)} from ${typeName(object)}`, node.pos);
@@ -340,10 +337,34 @@ class Evaluation {
     }
     if (isMap(right)) {
       if (left === null || typeof left === 'object') throw mismatch('in', left, right, pos);
-      return Object.hasOwn(right, keyOf(left, this.context(pos)));
+      return Object.hasOwn(right, typeof left === 'string' ? left : keyOf(left, this.context(pos)));
     }
     if (right === null) return false;
     throw mismatch('in', left, right, pos);
+  }
+}
+
+/** What a builtin sees of the evaluation, charged and failing at the position of its call. */
+class PositionedContext implements CallContext {
+  constructor(
+    private readonly evaluation: Evaluation,
+    private readonly pos: Position,
+  ) {}
+
+  charge(units: number): void {
+    this.evaluation.charge(units, this.pos);
+  }
+
+  tick(units: number): void {
+    this.evaluation.tick(units, this.pos);
+  }
+
+  network(text: string): Network | undefined {
+    return this.evaluation.parseNetwork(text);
+  }
+
+  fail(message: string): never {
+    throw new ExprError(message, this.pos);
   }
 }
 

@@ -171,7 +171,16 @@ export function requestEnvironment(r: RuleRequest): MapValue {
   return {
     http: {
       request: { ip: r['http.request.ip'], headers: r['http.request.headers'] },
-      user_agent: { string: r['http.user_agent.string'], is_ai_bot: r['http.user_agent.is_ai_bot'], is_crawler_bot: r['http.user_agent.is_crawler_bot'] },
+      user_agent: {
+        string: r['http.user_agent.string'],
+        // Read through: the request computes them only when a rule asks (rule-request.ts).
+        get is_ai_bot() {
+          return r['http.user_agent.is_ai_bot'];
+        },
+        get is_crawler_bot() {
+          return r['http.user_agent.is_crawler_bot'];
+        },
+      },
     },
     sdk: {
       platform: {
@@ -234,13 +243,24 @@ export function createExpressionEvaluator(opts: ExpressionEvaluatorOptions): Exp
     return entry;
   };
 
+  // The rules of one request are evaluated one after another: its environment is built once.
+  let lastRequest: RuleRequest | undefined;
+  let lastEnvironment: MapValue | undefined;
+  const environmentOf = (request: RuleRequest): MapValue => {
+    if (request !== lastRequest) {
+      lastEnvironment = requestEnvironment(request);
+      lastRequest = request;
+    }
+    return lastEnvironment!;
+  };
+
   return {
     matches(expression, request) {
       const entry = entryFor(expression);
       if (!entry.compiled) return false;
       let result: Value;
       try {
-        result = run(entry.compiled.program, requestEnvironment(request), limits);
+        result = run(entry.compiled.program, environmentOf(request), limits);
       } catch (e) {
         if (!entry.warned) {
           entry.warned = true;

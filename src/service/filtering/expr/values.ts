@@ -26,6 +26,21 @@ export function parseIp(text: string): IP | undefined {
   return v6.isIPv4MappedAddress() ? v6.toIPv4Address() : v6;
 }
 
+/**
+ * A rule typically tests one address against many networks (`ip in cidr(a) || ip in cidr(b)`,
+ * `any([...], ip in cidr(#))`): the last address parsed is kept, so each request's address is
+ * parsed once, not once per network. Parsed addresses are immutable (match() only reads them).
+ */
+let lastIpText: string | undefined;
+let lastIp: IP | undefined;
+function parseIpOnce(text: string): IP | undefined {
+  if (text !== lastIpText) {
+    lastIp = parseIp(text);
+    lastIpText = text;
+  }
+  return lastIp;
+}
+
 export class Network extends Opaque {
   readonly typeName = 'network';
   private constructor(
@@ -51,7 +66,7 @@ export class Network extends Opaque {
   }
 
   contains(ip: string): boolean {
-    const parsed = parseIp(ip);
+    const parsed = parseIpOnce(ip);
     // A network matches addresses of its own family only (IPv4-mapped IPv6 counts as IPv4).
     if (!parsed || parsed.kind() !== this.address.kind()) return false;
     return parsed.match(this.address, this.prefix);
