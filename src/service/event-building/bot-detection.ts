@@ -38,13 +38,46 @@ const AUTOMATION_TYPES: readonly [RegExp, string][] = [
   [/electron/i, 'electron'],
 ];
 
-export function aiAgentOf(userAgent: string | undefined): { provider: string; identity: string; name: string } | undefined {
-  if (!userAgent) return undefined;
+interface AiAgent {
+  provider: string;
+  identity: string;
+  name: string;
+}
+
+/**
+ * The bot lists are long regular expressions, and one request's user agent is tested twice:
+ * by the filtering rules (`http.user_agent.is_*_bot`) and for its event. The last user agent's
+ * answers are kept, so the second test is free.
+ */
+let lastUserAgent: string | undefined;
+let lastAiAgent: AiAgent | undefined;
+let lastCrawler: string | null | undefined;
+
+function remember(userAgent: string): void {
+  if (userAgent === lastUserAgent) return;
+  lastUserAgent = userAgent;
+  lastAiAgent = undefined;
   for (const [pattern, provider, identity] of AI_AGENTS) {
     const match = pattern.exec(userAgent);
-    if (match) return { provider, identity, name: match[0] };
+    if (match) {
+      lastAiAgent = { provider, identity, name: match[0] };
+      break;
+    }
   }
-  return undefined;
+  lastCrawler = undefined;
+}
+
+export function aiAgentOf(userAgent: string | undefined): AiAgent | undefined {
+  if (!userAgent) return undefined;
+  remember(userAgent);
+  return lastAiAgent;
+}
+
+/** isbot's match (the crawler's name as the UA gives it), or null. */
+function crawlerMatch(userAgent: string): string | null {
+  remember(userAgent);
+  if (lastCrawler === undefined) lastCrawler = isbotMatch(userAgent);
+  return lastCrawler;
 }
 
 export function isAiBot(userAgent: string | undefined): boolean {
@@ -54,7 +87,7 @@ export function isAiBot(userAgent: string | undefined): boolean {
 /** A crawler by the maintained `isbot` list that is not an AI agent and not headless automation. */
 export function isCrawlerBot(userAgent: string | undefined): boolean {
   if (!userAgent || isAiBot(userAgent)) return false;
-  const match = isbotMatch(userAgent);
+  const match = crawlerMatch(userAgent);
   return match !== null && !/headless/i.test(match);
 }
 
@@ -81,7 +114,7 @@ export function detectBot(input: { signals: Signals; userAgent?: string }): BotV
       bot_info: { category: 'ai_agent', provider: ai.provider, name: ai.name, identity: ai.identity, confidence: 'medium' },
     };
   }
-  const crawler = ua ? isbotMatch(ua) : null;
+  const crawler = ua ? crawlerMatch(ua) : null;
   if (crawler) {
     // Self-declared by the UA only (no reverse-DNS verification), hence 'unverified'/'low'.
     return {

@@ -3,6 +3,7 @@
  * string, bool, nil = null, array = JS array, map = plain object (own keys only), plus the
  * opaque values network (cidr), duration and time.
  */
+import { isIPv4 } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 export type Value = null | boolean | bigint | number | string | Value[] | MapValue | Opaque;
@@ -20,7 +21,8 @@ type IP = ipaddr.IPv4 | ipaddr.IPv6;
 
 /** Parses an address the way a client IP is written; IPv4-mapped IPv6 becomes IPv4. */
 export function parseIp(text: string): IP | undefined {
-  if (ipaddr.IPv4.isValidFourPartDecimal(text)) return ipaddr.IPv4.parse(text);
+  // node:net's check first: ipaddr's own isValidFourPartDecimal parses the address once more.
+  if (isIPv4(text)) return ipaddr.IPv4.parse(text);
   if (!ipaddr.IPv6.isValid(text)) return undefined;
   const v6 = ipaddr.IPv6.parse(text);
   return v6.isIPv4MappedAddress() ? v6.toIPv4Address() : v6;
