@@ -83,8 +83,8 @@ async function writeEvents(store: Store, writes: EventWrite[]): Promise<void> {
   } else if (deliveries.length === 0) {
     await db.insertInto('events').values(writes.map((w) => w.row)).execute();
   } else if (db.isTransaction || store.engine === 'sqlite') {
-    await db.insertInto('events').values(writes.map((w) => w.row)).execute();
-    await insertDeliveryRows(db, deliveries);
+    for (const w of writes) await insertEventQuery(store, w.row);
+    await insertDeliveryRows(store, deliveries);
   } else {
     // PostgreSQL outside a transaction: one statement (a data-modifying CTE) is atomic and
     // costs one round trip, where BEGIN ... COMMIT would cost three more.

@@ -5,6 +5,7 @@
 import type { Kysely } from 'kysely';
 import { internalsOf, type Store } from './handle.js';
 import { newId } from './ids.js';
+import { prepareQuery } from './prepared-query.js';
 import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable, WebhooksTable } from './schema.js';
 
 /** What queueing a delivery takes; the rest of the row is derived. */
@@ -34,9 +35,17 @@ export function deliveryRows(deliveries: readonly NewDelivery[], now: number): W
   }));
 }
 
-/** For events.ts: writes rows on `db` (the event's transaction or statement). */
-export async function insertDeliveryRows(db: Kysely<Database>, rows: WebhookDeliveriesTable[]): Promise<void> {
-  if (rows.length > 0) await db.insertInto('webhook_deliveries').values(rows).execute();
+/** Every column of webhook_deliveries, in the order deliveryRows writes them. */
+const DELIVERY_COLUMNS = Object.keys(deliveryRows([{ webhookId: '', eventId: '', payload: '' }], 0)[0]!) as (keyof WebhookDeliveriesTable)[];
+
+// One delivery per event and webhook, written with the event: compiled once (prepared-query.ts).
+const insertDeliveryQuery = prepareQuery((db: Kysely<Database>, param) =>
+  db.insertInto('webhook_deliveries').values(Object.fromEntries(DELIVERY_COLUMNS.map((column) => [column, param(column)])) as WebhookDeliveriesTable),
+);
+
+/** For events.ts: writes rows on `store` (inside the event's transaction). */
+export async function insertDeliveryRows(store: Store, rows: readonly WebhookDeliveriesTable[]): Promise<void> {
+  for (const row of rows) await insertDeliveryQuery(store, row);
 }
 
 /** A claimed delivery with what sending it needs of its webhook. */
@@ -87,44 +96,61 @@ export async function claimDueDeliveries(
 
 export type AttemptOutcome = { status: 'delivered' } | { status: 'failed' } | { status: 'retry'; at: number };
 
+/** One attempt to log and the delivery state it leads to (see recordAttempts). */
+export interface AttemptRecord {
+  deliveryId: string;
+  webhookId: string;
+  attempt: Pick<WebhookAttemptsTable, 'attempted_at' | 'http_status' | 'latency_ms' | 'error'>;
+  outcome: AttemptOutcome;
+}
+
+// Prepared once (prepared-query.ts): the worker settles every delivery it sends.
+const settleQuery = prepareQuery<{ id: string }>((db, p) =>
+  db
+    .updateTable('webhook_deliveries')
+    .set((eb) => ({
+      attempts: eb('attempts', '+', 1),
+      status: p('status') as WebhookDeliveriesTable['status'],
+      // A retry moves the due time; delivered and failed keep theirs.
+      next_attempt_at: eb.fn.coalesce(eb.val(p('retryAt') as number | null), eb.ref('next_attempt_at')),
+      delivered_at: p('deliveredAt') as number | null,
+      leased_until: null,
+      lease_owner: null,
+    }))
+    .where('id', '=', p('id'))
+    .where('lease_owner', '=', p('owner'))
+    .where('status', '=', 'pending')
+    .returning('id'),
+);
+
+const ATTEMPT_COLUMNS = ['id', 'delivery_id', 'webhook_id', 'attempted_at', 'http_status', 'latency_ms', 'error'] as const satisfies readonly (keyof WebhookAttemptsTable)[];
+const insertAttemptQuery = prepareQuery((db, p) =>
+  db.insertInto('webhook_attempts').values(Object.fromEntries(ATTEMPT_COLUMNS.map((column) => [column, p(column)])) as WebhookAttemptsTable),
+);
+
 /**
- * Logs one attempt and settles the delivery: delivered, failed, or pending again at `at` with
- * the lease released. Only while `owner` still holds the lease; false when it does not (the
- * lease expired and another worker took the delivery over).
+ * Logs attempts and settles their deliveries, all in one transaction: delivered, failed, or
+ * pending again at `at` with the lease released. A delivery is settled only while `owner`
+ * still holds its lease; the result lists, in order, whether each one was (false: the lease
+ * expired and another worker took the delivery over).
  */
-export async function recordAttempt(
-  store: Store,
-  opts: {
-    deliveryId: string;
-    webhookId: string;
-    owner: string;
-    attempt: Pick<WebhookAttemptsTable, 'attempted_at' | 'http_status' | 'latency_ms' | 'error'>;
-    outcome: AttemptOutcome;
-  },
-): Promise<boolean> {
+export async function recordAttempts(store: Store, owner: string, records: readonly AttemptRecord[]): Promise<boolean[]> {
+  if (records.length === 0) return [];
   return store.transaction(async (trx) => {
-    const { db } = internalsOf(trx);
-    const { outcome } = opts;
-    const settled = await db
-      .updateTable('webhook_deliveries')
-      .set((eb) => ({
-        attempts: eb('attempts', '+', 1),
+    const settled: boolean[] = [];
+    for (const { deliveryId, webhookId, attempt, outcome } of records) {
+      const rows = await settleQuery(trx, {
+        id: deliveryId,
+        owner,
         status: outcome.status === 'retry' ? 'pending' : outcome.status,
-        next_attempt_at: outcome.status === 'retry' ? outcome.at : eb.ref('next_attempt_at'),
-        delivered_at: outcome.status === 'delivered' ? opts.attempt.attempted_at : null,
-        leased_until: null,
-        lease_owner: null,
-      }))
-      .where('id', '=', opts.deliveryId)
-      .where('lease_owner', '=', opts.owner)
-      .where('status', '=', 'pending')
-      .executeTakeFirst();
-    // The attempt happened either way: it is logged even when another worker owns the delivery now.
-    await db
-      .insertInto('webhook_attempts')
-      .values({ id: newId('wha'), delivery_id: opts.deliveryId, webhook_id: opts.webhookId, ...opts.attempt })
-      .execute();
-    return Number(settled.numUpdatedRows) > 0;
+        retryAt: outcome.status === 'retry' ? outcome.at : null,
+        deliveredAt: outcome.status === 'delivered' ? attempt.attempted_at : null,
+      });
+      settled.push(rows.length > 0);
+      // The attempt happened either way: it is logged even when another worker owns the delivery now.
+      await insertAttemptQuery(trx, { id: newId('wha'), delivery_id: deliveryId, webhook_id: webhookId, ...attempt } satisfies WebhookAttemptsTable);
+    }
+    return settled;
   });
 }
 

@@ -1,7 +1,7 @@
 /**
  * The webhook worker: drains the outbox (store/webhook-deliveries.ts). Each pass claims due
- * deliveries under a lease, sends them concurrently, logs every attempt and settles each
- * delivery: delivered on 2xx, otherwise retried with backoff (backoff.ts) until its 24 h window
+ * deliveries under a lease, sends them concurrently, then logs the attempts and settles their
+ * deliveries in one transaction: delivered on 2xx, otherwise retried with backoff (backoff.ts) until its 24 h window
  * ends, then failed. Delivery is at least once: a worker killed after sending but before
  * settling leaves a lease that expires, and the delivery is sent again.
  *
@@ -17,14 +17,14 @@ import { WEBHOOK_SIGNATURE_HEADER } from '../../events/webhook-signature.js';
 import type { ResolvedConfig } from '../config.js';
 import type { ServiceContext } from '../context.js';
 import { startPeriodicTask } from '../scheduling/periodic-task.js';
-import { claimDueDeliveries, recordAttempt, type AttemptOutcome, type ClaimedDelivery } from '../store/webhook-deliveries.js';
+import { claimDueDeliveries, recordAttempts, type AttemptOutcome, type AttemptRecord, type ClaimedDelivery } from '../store/webhook-deliveries.js';
 import { anyWebhookCached } from '../store/webhooks.js';
 import { retryDelay } from './backoff.js';
-import { createSender, type Sender } from './sender.js';
+import { createSender, type Sender, type SendResult } from './sender.js';
 import { signWebhookBody } from './signer.js';
 
-/** Deliveries claimed per pass: bounds concurrent requests per process. */
-const BATCH = 20;
+/** Deliveries claimed per pass: bounds concurrent requests per process (the sender pools 16 connections per receiver). */
+const BATCH = 50;
 
 export interface WebhookWorker {
   /** One claim-and-send pass; returns how many deliveries it attempted. */
@@ -59,7 +59,8 @@ export function startWebhookWorker(
   const sender = opts.sender ?? senderFromConfig(ctx.config);
   const owner = randomUUID();
 
-  const attempt = async ({ delivery, webhook }: ClaimedDelivery): Promise<void> => {
+  /** Sends one claimed delivery; what to record of it. */
+  const attempt = async ({ delivery, webhook }: ClaimedDelivery): Promise<AttemptRecord & { sent: SendResult }> => {
     const attemptedAt = clock();
     const sent =
       webhook.status === 'enabled'
@@ -72,21 +73,32 @@ export function startWebhookWorker(
       : webhook.status === 'enabled' && retryAt < delivery.give_up_at
         ? { status: 'retry', at: retryAt }
         : { status: 'failed' };
-    const settled = await recordAttempt(store, {
+    return {
       deliveryId: delivery.id,
       webhookId: webhook.id,
-      owner,
       attempt: { attempted_at: attemptedAt, http_status: sent.httpStatus, latency_ms: sent.latencyMs, error: sent.error },
       outcome,
-    });
-    if (!settled) logger.warn({ delivery: delivery.id }, 'webhook delivery lease lost during the send; another worker retries it');
-    else if (!sent.ok) logger.info({ delivery: delivery.id, webhook: webhook.id, error: sent.error, outcome: outcome.status }, 'webhook attempt failed');
+      sent,
+    };
   };
 
   const pass = async (): Promise<number> => {
     if (!(await anyWebhookCached(store))) return 0;
     const claimed = await claimDueDeliveries(store, { owner, now: clock(), leaseMs: timing.leaseMs, limit: BATCH });
-    await Promise.all(claimed.map((c) => attempt(c).catch((err: unknown) => logger.error({ err, delivery: c.delivery.id }, 'webhook attempt not recorded; retried after the lease'))));
+    if (claimed.length === 0) return 0;
+    // The sends run concurrently; their attempts are recorded together, in one transaction.
+    const records = await Promise.all(claimed.map(attempt));
+    let settled: boolean[];
+    try {
+      settled = await recordAttempts(store, owner, records);
+    } catch (err) {
+      logger.error({ err, deliveries: records.length }, 'webhook attempts not recorded; the deliveries are retried after their lease');
+      return claimed.length;
+    }
+    records.forEach(({ deliveryId, webhookId, outcome, sent }, i) => {
+      if (!settled[i]) logger.warn({ delivery: deliveryId }, 'webhook delivery lease lost during the send; another worker retries it');
+      else if (!sent.ok) logger.info({ delivery: deliveryId, webhook: webhookId, error: sent.error, outcome: outcome.status }, 'webhook attempt failed');
+    });
     return claimed.length;
   };
 
