@@ -20,7 +20,8 @@ import { startPeriodicTask } from '../scheduling/periodic-task.js';
 import { claimDueDeliveries, recordAttempts, type AttemptOutcome, type AttemptRecord, type ClaimedDelivery } from '../store/webhook-deliveries.js';
 import { anyWebhookCached } from '../store/webhooks.js';
 import { retryDelay } from './backoff.js';
-import { createSender, type Sender, type SendResult } from './sender.js';
+import { createSender, type Sender, type SenderOptions, type SendResult } from './sender.js';
+import { createThreadedSender } from './threaded-sender.js';
 import { signWebhookBody } from './signer.js';
 
 /** Deliveries claimed per pass: bounds concurrent requests per process (the sender pools 16 connections per receiver). */
@@ -33,10 +34,15 @@ export interface WebhookWorker {
   stop(): Promise<void>;
 }
 
-/** The sender the configuration describes: SSRF policy and the trusted CAs. */
-export function senderFromConfig(config: Pick<ResolvedConfig, 'allowPrivateWebhookTargets' | 'webhookCaFile'>): Sender {
+/** What the configuration says of sending: SSRF policy and the trusted CAs. */
+function senderOptions(config: Pick<ResolvedConfig, 'allowPrivateWebhookTargets' | 'webhookCaFile'>): SenderOptions {
   const ca = config.webhookCaFile ? [...rootCertificates, readFileSync(config.webhookCaFile, 'utf8')] : undefined;
-  return createSender({ allowPrivateTargets: config.allowPrivateWebhookTargets, ca });
+  return { allowPrivateTargets: config.allowPrivateWebhookTargets, ca };
+}
+
+/** A sender on the calling thread, for a single request (a verification). */
+export function senderFromConfig(config: Pick<ResolvedConfig, 'allowPrivateWebhookTargets' | 'webhookCaFile'>): Sender {
+  return createSender(senderOptions(config));
 }
 
 /** The request headers of a delivery: JSON, the signature and basic auth when configured. */
@@ -56,7 +62,9 @@ export function startWebhookWorker(
 ): WebhookWorker {
   const { store, clock, logger } = ctx;
   const timing = ctx.config.webhookTiming;
-  const sender = opts.sender ?? senderFromConfig(ctx.config);
+  // The worker's stream of deliveries is sent from a thread of its own (threaded-sender.ts).
+  const threaded = opts.sender ? undefined : createThreadedSender(senderOptions(ctx.config));
+  const sender = opts.sender ?? threaded!;
   const owner = randomUUID();
 
   /** Sends one claimed delivery; what to record of it. */
@@ -102,7 +110,7 @@ export function startWebhookWorker(
     return claimed.length;
   };
 
-  return startPeriodicTask({
+  const task = startPeriodicTask({
     pass,
     firstDelay: timing.pollMs,
     // A full batch suggests more are due: the next pass runs at once.
@@ -110,4 +118,11 @@ export function startWebhookWorker(
     onError: (err) => logger.error({ err }, 'webhook worker pass failed; retrying'),
     timer: opts.timer,
   });
+  return {
+    runOnce: () => task.runOnce(),
+    async stop() {
+      await task.stop();
+      await threaded?.close();
+    },
+  };
 }
