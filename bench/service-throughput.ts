@@ -33,8 +33,7 @@
  * load (not seeding or warm-up) to <dir>/service-<engine>-<load>.cpuprofile.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { join } from 'node:path';
@@ -50,6 +49,7 @@ import { createTestDatabase, type Engine } from '../test/helpers/test-service.js
 import SQLite from 'better-sqlite3';
 import { createRequire } from 'node:module';
 import { writeBenchOutput } from './bench-output.js';
+import { profiled } from './cpu-profile.js';
 import { populationRequests } from './population-requests.js';
 import { SEED_NOW, seedEvents } from './seed-events.js';
 
@@ -59,7 +59,6 @@ const BROWSERS = Number(process.env.BENCH_BROWSERS ?? 3000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',') as Engine[];
-const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROFILE;
 const RATES = (process.env.BENCH_RATES ?? '0.25,0.5,0.75').split(',').filter(Boolean).map(Number);
 
 /**
@@ -143,22 +142,6 @@ function buildVisits(publicKey: string): { first: Payload[]; later: Payload[] } 
   return { first, later };
 }
 
-/** Runs `measure` under the V8 CPU profiler when BENCH_CPU_PROFILE is set. */
-async function profiled<T>(name: string, measure: () => Promise<T>): Promise<T> {
-  if (!CPU_PROFILE_DIR) return measure();
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.start');
-  try {
-    return await measure();
-  } finally {
-    const { profile } = await session.post('Profiler.stop');
-    mkdirSync(CPU_PROFILE_DIR, { recursive: true });
-    writeFileSync(join(CPU_PROFILE_DIR, `${name}.cpuprofile`), JSON.stringify(profile));
-    session.disconnect();
-  }
-}
 
 /**
  * autocannon in a child process (its own event loop, so it does not queue behind the
