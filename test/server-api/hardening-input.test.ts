@@ -75,6 +75,7 @@ describe.each(ENGINES)('Server API hardening: input (%s)', (engine) => {
     ['constructor', '{"tags":{"constructor":"x"}}'],
     ['prototype, nested', '{"tags":{"a":{"b":{"prototype":1}}}}'],
     ['__proto__, nested', '{"tags":{"a":[{"__proto__":{"polluted":true}}]}}'],
+    ['__proto__ written with escapes', '{"tags":{"\\u005f_proto\\u005f_":{"polluted":true}}}'],
   ])('tags with %s are refused (400) and nothing is stored or polluted', async (_name, body) => {
     for (const [method, path] of [
       ['PATCH', `/v4/events/${event.event_id}`],
