@@ -28,10 +28,20 @@ export function originOf(url: string | undefined): string | null {
   }
 }
 
-/** The indexed columns of an event, derived from its payload. */
+/**
+ * The stored payload of an event: its JSON text, which the Server API serves as is (and the
+ * sealed result and v4 webhook deliveries carry). Callers that need the text before the event
+ * is stored make it here and hand it to insertEvent, so it is serialised once.
+ */
+export function eventPayload(event: V4Event): string {
+  return JSON.stringify(event);
+}
+
+/** The indexed columns of an event, derived from its payload (`payload`: eventPayload(event), when made already). */
 export function eventColumns(
   event: V4Event,
   ids: { workspaceId: string; environmentId: string; requestHash?: string | null },
+  payload: string = eventPayload(event),
 ): EventsTable {
   return {
     event_id: event.event_id,
@@ -56,7 +66,7 @@ export function eventColumns(
     sdk_platform: event.sdk?.platform ?? null,
     sdk_version: event.sdk?.version ?? null,
     request_hash: ids.requestHash ?? null,
-    payload: JSON.stringify(event),
+    payload,
   };
 }
 
@@ -150,15 +160,17 @@ async function writeVisitWithEvent(store: Store, visitor: VisitorWrite, write: E
  * same unit: a failure leaves neither the visitor's changes nor the event. On SQLite this is
  * still the shared commit; on PostgreSQL it is one statement per visit (not the multi-row
  * insert of concurrent events, which one visit's own visitor writes cannot join).
+ *
+ * `payload`: `eventPayload(event)` when the caller made it already (it is stored as given).
  */
 export async function insertEvent(
   store: Store,
   event: V4Event,
   ids: { workspaceId: string; environmentId: string; requestHash?: string | null },
-  opts: { deliveries?: readonly NewDelivery[]; now?: number; visitor?: VisitorWrite } = {},
+  opts: { payload?: string; deliveries?: readonly NewDelivery[]; now?: number; visitor?: VisitorWrite } = {},
 ): Promise<void> {
   const write: EventWrite = {
-    row: eventColumns(event, ids),
+    row: eventColumns(event, ids, opts.payload),
     deliveries: deliveryRows(opts.deliveries ?? [], opts.now ?? event.timestamp),
   };
   if (opts.visitor) await writeVisitWithEvent(store, opts.visitor, write);
