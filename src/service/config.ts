@@ -45,6 +45,12 @@ export interface ServiceConfig {
   allowPrivateWebhookTargets?: boolean;
   /** PEM file of extra CA certificates webhook receivers may present (self-hosted receivers). */
   webhookCaFile?: string;
+  /**
+   * Days a settled (delivered or failed) webhook delivery and its attempts are kept after its
+   * last attempt; default 7. Every delivery also goes with its event (retention, visitor
+   * deletion), so none is kept longer than the data retention period.
+   */
+  webhookRetentionDays?: number;
   /** Webhook worker timing; the defaults suit production, tests shorten them. */
   webhookTiming?: Partial<WebhookTiming>;
   /**
@@ -85,6 +91,7 @@ export const DEFAULT_CONFIG = {
   redisKeyPrefix: 'tessera:',
   region: 'us',
   retentionDays: 90,
+  webhookRetentionDays: 7,
   logLevel: 'info',
   trustProxy: false,
   allowPrivateWebhookTargets: false,
@@ -111,6 +118,7 @@ export function resolveConfig(config: ServiceConfig = {}): ResolvedConfig {
   if (!(resolved.requestTimeoutMs > 0)) throw new Error(`request timeout must be positive (got ${resolved.requestTimeoutMs})`);
   if (!(resolved.maxConnections > 0)) throw new Error(`max connections must be positive (got ${resolved.maxConnections})`);
   if (!(resolved.retentionDays > 0)) throw new Error(`retention days must be positive (got ${resolved.retentionDays})`);
+  if (!(resolved.webhookRetentionDays > 0)) throw new Error(`webhook retention days must be positive (got ${resolved.webhookRetentionDays})`);
   if (resolved.publicUrl) resolved.publicUrl = new URL(resolved.publicUrl).origin;
   return resolved;
 }

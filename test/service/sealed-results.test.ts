@@ -20,6 +20,8 @@ import {
 } from '../../src/service/sealing/encryption-keys.js';
 import { kyselyOf } from '../../src/service/store/index.js';
 import { createEnvironment } from '../../src/service/store/environments.js';
+import { deleteWebhook } from '../../src/service/store/webhooks.js';
+import { createVerifiedWebhook } from '../webhooks/helpers.js';
 import { identifyRequest, postIdentify } from '../helpers/identify-request.js';
 import { createTestPostgresDatabase, ENGINES, startTestService, type TestService } from '../helpers/test-service.js';
 
@@ -94,6 +96,45 @@ describe.each(ENGINES)('sealed results (%s)', (engine) => {
     for (const token of [key.tokens.previous!, key.tokens.current, key.tokens.next]) {
       expect(raw).not.toContain(token);
       expect(raw).not.toContain(Buffer.from(token, 'base64').toString('hex'));
+    }
+  });
+
+  test('a sealing failure stores nothing (no event, no visitor, no webhook delivery) and answers 500 failed', async () => {
+    const store = t.service.ctx.store;
+    const webhook = await createVerifiedWebhook(store, { workspaceId: t.workspaceId, environmentId: null, url: 'https://hooks.example.invalid/' });
+    const db = kyselyOf(store);
+    const counts = async () => {
+      const count = async (table: 'events' | 'webhook_deliveries') =>
+        Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      return { events: await count('events'), deliveries: await count('webhook_deliveries') };
+    };
+    // Every visitor row as it is: a new visitor or a changed one (visit count, last seen) would show.
+    const visitors = async () => [
+      await db.selectFrom('visitors').selectAll().orderBy('visitor_id').execute(),
+      await db.selectFrom('visitor_keys').selectAll().orderBy('visitor_id').execute(),
+    ];
+    const masterKey = t.service.ctx.masterKey;
+    try {
+      const before = await counts();
+      const visitorsBefore = await visitors();
+      // The stored key value no longer opens: sealing fails after the event was built.
+      t.service.ctx.masterKey = randomBytes(32);
+      const res = await postIdentify(t.url, identifyRequest(t.keys.publicKey));
+      expect(res.status).toBe(500);
+      expect(res.json).toEqual({ v: 1, error: { code: 'failed', message: expect.any(String) } });
+      expect(res.headers.get('x-request-id')).toBeTruthy();
+      expect(await counts()).toEqual(before);
+      expect(await visitors()).toEqual(visitorsBefore);
+
+      // With the right master key the same request is stored, sealed and queued for the webhook.
+      t.service.ctx.masterKey = masterKey;
+      const ok = await postIdentify(t.url, identifyRequest(t.keys.publicKey));
+      expect(ok.status).toBe(200);
+      expect((ok.json as { sealed_result: string | null }).sealed_result).not.toBeNull();
+      expect(await counts()).toMatchObject({ events: before.events + 1, deliveries: before.deliveries + 1 });
+    } finally {
+      t.service.ctx.masterKey = masterKey;
+      await deleteWebhook(store, t.workspaceId, webhook.id);
     }
   });
 

@@ -4,6 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isValidWebhookSignature } from '../../src/server/index.js';
+import { createEnvironment } from '../../src/service/store/environments.js';
 import { getEventPayload } from '../../src/service/store/events.js';
 import { kyselyOf, openStore } from '../../src/service/store/index.js';
 import { listAttempts, listDeliveries, resendDelivery } from '../../src/service/store/webhook-deliveries.js';
@@ -108,7 +109,8 @@ describe('webhook delivery', () => {
     await createWebhook(store, { workspaceId: t.workspaceId, environmentId: t.environmentId, url: receiver.url, now: Date.now() });
     const disabled = await createVerifiedWebhook(store, { workspaceId: t.workspaceId, environmentId: null, url: receiver.url });
     await updateWebhook(store, t.workspaceId, disabled.id, { status: 'disabled' }, Date.now());
-    await createVerifiedWebhook(store, { workspaceId: t.workspaceId, environmentId: 'env_other', url: receiver.url });
+    const other = await createEnvironment(store, { workspaceId: t.workspaceId, name: 'Other', now: Date.now() });
+    await createVerifiedWebhook(store, { workspaceId: t.workspaceId, environmentId: other.id, url: receiver.url });
     await identify();
     const rows = await kyselyOf(store).selectFrom('webhook_deliveries').selectAll().execute();
     expect(rows).toEqual([]);

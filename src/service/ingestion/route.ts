@@ -24,7 +24,7 @@ import { knownError } from '../http/error-handler.js';
 import { parseJsonBody } from '../http/input-guard.js';
 import { sealedResultFor } from '../sealing/seal-event.js';
 import { findApiKeyWithRegionCached } from '../store/api-keys.js';
-import { insertEvent } from '../store/events.js';
+import { eventPayload, insertEvent } from '../store/events.js';
 import { listFilteringRulesCached } from '../store/filtering-rules.js';
 import { newEventId } from '../store/ids.js';
 import { readRecentActivity } from '../store/recent-activity.js';
@@ -115,11 +115,15 @@ export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: Service
       replayed: activity.replayed,
     });
     const ids = { workspaceId: key.workspace_id, environmentId, requestHash: hash };
+    // The event's JSON, made once: the stored payload (which the Server API returns as is), the
+    // body of v4 webhook deliveries and, with an encryption key, what is sealed.
+    const payload = eventPayload(event);
+    // Sealed before anything is written: a sealing failure stores nothing (no event, no visitor
+    // change, no delivery) and answers 500 failed.
+    const sealedResult = await sealedResultFor(ctx, environmentId, payload);
     // The webhook outbox is written in the event's transaction: no event without its deliveries.
-    const deliveries = await deliveriesForEvent(ctx.store, event, ids);
-    await insertEvent(ctx.store, event, ids, { deliveries, now, visitor: visitorWrite });
-    // Sealed from the same JSON text as the stored payload, which the Server API returns as is.
-    const sealedResult = await sealedResultFor(ctx, environmentId, event);
+    const deliveries = await deliveriesForEvent(ctx.store, event, ids, payload);
+    await insertEvent(ctx.store, event, ids, { payload, deliveries, now, visitor: visitorWrite });
 
     const response: IdentifyResponse = {
       v: PROTOCOL_VERSION,

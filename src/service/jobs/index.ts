@@ -1,11 +1,13 @@
 /**
  * The service's background work, on one timer: executing scheduled visitor deletions, the
- * retention purge, and (every 10 minutes) fresh planner statistics. Tests drive it with `runOnce()` and an injected clock instead of waiting.
+ * retention purge (expired events with their webhook deliveries, then settled deliveries past
+ * their own window), and (every 10 minutes) fresh planner statistics. Tests drive it with
+ * `runOnce()` and an injected clock instead of waiting.
  */
 import type { ServiceContext } from '../context.js';
 import { startPeriodicTask } from '../scheduling/periodic-task.js';
 import { executeScheduledDeletions, pruneDeletionRecords } from '../server-api/visitor-deletion.js';
-import { purgeExpiredEvents } from './retention.js';
+import { purgeExpiredEvents, purgeSettledWebhookDeliveries } from './retention.js';
 import { refreshPlannerStatistics } from '../store/statistics.js';
 
 export interface BackgroundJobs {
@@ -20,7 +22,7 @@ export const JOBS_INTERVAL_MS = 10_000;
 const STATISTICS_INTERVAL_MS = 10 * 60 * 1000;
 
 export function startBackgroundJobs(
-  ctx: Pick<ServiceContext, 'store' | 'clock' | 'config' | 'logger'>,
+  ctx: Pick<ServiceContext, 'store' | 'clock' | 'config' | 'logger' | 'metrics'>,
   opts: { intervalMs?: number; timer?: boolean } = {},
 ): BackgroundJobs {
   /** Wall-clock time of the last statistics refresh (not the injected clock: it is upkeep). */
@@ -30,13 +32,24 @@ export function startBackgroundJobs(
     const now = ctx.clock();
     const deletions = await executeScheduledDeletions(ctx.store, now);
     await pruneDeletionRecords(ctx.store, now);
-    const purged = await purgeExpiredEvents(ctx.store, now, ctx.config.retentionDays);
+    const expired = await purgeExpiredEvents(ctx.store, now, ctx.config.retentionDays);
+    const settled = await purgeSettledWebhookDeliveries(ctx.store, now, ctx.config.webhookRetentionDays);
+    ctx.metrics.purged('events', expired.events);
+    ctx.metrics.purged('webhook_deliveries', expired.deliveries + settled);
     if (Date.now() - statisticsAt >= STATISTICS_INTERVAL_MS) {
       statisticsAt = Date.now();
       await refreshPlannerStatistics(ctx.store);
     }
-    if (deletions > 0 || purged > 0) {
-      ctx.logger.info({ deletions, purged }, 'background jobs: visitors deleted, expired events purged');
+    if (deletions.visitors > 0 || expired.events > 0 || expired.deliveries > 0 || settled > 0) {
+      ctx.logger.info(
+        {
+          deletions: deletions.visitors,
+          deletedDeliveries: deletions.deliveries,
+          purged: expired.events,
+          purgedDeliveries: expired.deliveries + settled,
+        },
+        'background jobs: visitors deleted, expired events and settled webhook deliveries purged',
+      );
     }
   };
 

@@ -9,7 +9,7 @@ import { API_KEY_TYPES, createApiKey, deleteApiKey, getApiKeyInWorkspace, listAp
 import { getDefaultEnvironment } from '../store/environments.js';
 import type { ApiKeysTable } from '../store/schema.js';
 import { MANAGEMENT_ERRORS } from './errors.js';
-import { environmentOf } from './environments.js';
+import { environmentOf, inEnvironment } from './environments.js';
 import { bodyFields, NAME_LENGTH, queryFields } from './fields.js';
 import { callerOf, route } from './route.js';
 import { listAnswer, probe, readWindow } from './pagination.js';
@@ -72,16 +72,18 @@ export function apiKeyRoutes(app: FastifyInstance, ctx: ServiceContext): void {
     if (environment) environmentId = (await environmentOf(ctx, request, environment)).id;
     else if (type === 'public') environmentId = (await getDefaultEnvironment(ctx.store, caller.workspaceId))?.id ?? null;
 
-    const key = await createApiKey(ctx.store, {
-      workspaceId: caller.workspaceId,
-      environmentId,
-      type: type!,
-      name: name!,
-      description,
-      ...(rateLimit !== undefined ? { rateLimit } : {}),
-      permissions,
-      now: ctx.clock(),
-    });
+    const key = await inEnvironment(
+      createApiKey(ctx.store, {
+        workspaceId: caller.workspaceId,
+        environmentId,
+        type: type!,
+        name: name!,
+        description,
+        ...(rateLimit !== undefined ? { rateLimit } : {}),
+        permissions,
+        now: ctx.clock(),
+      }),
+    );
     return reply.code(201).send({ data: { ...apiKeyJson(key), token: key.token } });
   });
 

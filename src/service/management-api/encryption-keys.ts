@@ -17,7 +17,7 @@ import {
   type EncryptionKey,
 } from '../sealing/encryption-keys.js';
 import { getDefaultEnvironment } from '../store/environments.js';
-import { environmentOf } from './environments.js';
+import { environmentOf, inEnvironment } from './environments.js';
 import { bodyFields, NAME_LENGTH, queryFields } from './fields.js';
 import { callerOf, route } from './route.js';
 import { listAnswer, probe, readWindow } from './pagination.js';
@@ -64,7 +64,7 @@ export function encryptionKeyRoutes(app: FastifyInstance, ctx: ServiceContext): 
       ? (await environmentOf(ctx, request, environment)).id
       : (await getDefaultEnvironment(ctx.store, caller.workspaceId))?.id;
     if (!environmentId) throw new NotFound(undefined, 'the workspace has no default environment: name one');
-    const key = await createEncryptionKey(ctx, { workspaceId: caller.workspaceId, environmentId, name: name!, description, status });
+    const key = await inEnvironment(createEncryptionKey(ctx, { workspaceId: caller.workspaceId, environmentId, name: name!, description, status }));
     return reply.code(201).send({ data: encryptionKeyJson(key) });
   });
 

@@ -2,16 +2,15 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import { Conflict, NotFound } from '../http/errors.js';
-import { countApiKeysOfEnvironment } from '../store/api-keys.js';
-import { countEncryptionKeysOfEnvironment } from '../store/encryption-keys.js';
 import {
   createEnvironment,
-  deleteEnvironment,
+  deleteEnvironmentIfUnused,
+  EnvironmentNotFoundError,
   getEnvironmentInWorkspace,
   listEnvironmentsPage,
   updateEnvironment,
+  type EnvironmentUses,
 } from '../store/environments.js';
-import { countFilteringRulesOfEnvironment } from '../store/filtering-rules.js';
 import type { EnvironmentsTable } from '../store/schema.js';
 import { bodyFields, NAME_LENGTH, queryFields } from './fields.js';
 import { callerOf, route } from './route.js';
@@ -26,6 +25,26 @@ export async function environmentOf(ctx: ServiceContext, request: FastifyRequest
   if (!environment) throw new NotFound(undefined, `no environment "${id}"`);
   return environment;
 }
+
+/**
+ * A write that attaches something to an environment (key, rule, encryption key, webhook): when
+ * the environment was deleted after the route looked it up, 404 as for an unknown environment.
+ */
+export async function inEnvironment<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (err) {
+    if (err instanceof EnvironmentNotFoundError) throw new NotFound(undefined, err.message);
+    throw err;
+  }
+}
+
+const USE_NOUNS: Record<keyof EnvironmentUses, string> = {
+  apiKeys: 'API key',
+  filteringRules: 'filtering rule',
+  encryptionKeys: 'encryption key',
+  webhooks: 'webhook',
+};
 
 export function environmentRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   app.get('/environments', route('environments:read'), async (request) => {
@@ -62,17 +81,16 @@ export function environmentRoutes(app: FastifyInstance, ctx: ServiceContext): vo
   app.delete<WithId>('/environments/:id', route('environments:write'), async (request, reply) => {
     const environment = await environmentOf(ctx, request, request.params.id);
     if (environment.is_default === 1) throw new Conflict(undefined, 'the default environment cannot be deleted');
-    const counts = await Promise.all([
-      countApiKeysOfEnvironment(ctx.store, environment.id),
-      countFilteringRulesOfEnvironment(ctx.store, environment.id),
-      countEncryptionKeysOfEnvironment(ctx.store, environment.id),
-    ]);
-    const nouns = ['API key', 'filtering rule', 'encryption key'];
-    const blocking = counts.flatMap((n, i) => (n > 0 ? [`${n} ${nouns[i]}${n > 1 ? 's' : ''}`] : []));
-    if (blocking.length > 0) {
+    // The check and the delete are one step (store/environments.ts): nothing is attached in between.
+    const result = await deleteEnvironmentIfUnused(ctx.store, environment.workspace_id, environment.id);
+    if (result.outcome === 'not_found') throw new NotFound(undefined, `no environment "${environment.id}"`);
+    if (result.outcome === 'in_use') {
+      const blocking = (Object.keys(USE_NOUNS) as (keyof EnvironmentUses)[]).flatMap((kind) => {
+        const n = result.uses[kind];
+        return n > 0 ? [`${n} ${USE_NOUNS[kind]}${n > 1 ? 's' : ''}`] : [];
+      });
       throw new Conflict(undefined, `the environment still has ${blocking.join(' and ')}: delete or move them first`);
     }
-    await deleteEnvironment(ctx.store, environment.id);
     return reply.code(200).send();
   });
 }

@@ -20,7 +20,7 @@ import {
   type FilteringRuleChange,
 } from '../store/filtering-rules.js';
 import type { FilteringRulesTable } from '../store/schema.js';
-import { environmentOf } from './environments.js';
+import { environmentOf, inEnvironment } from './environments.js';
 import { validationFailed } from './errors.js';
 import { bodyFields, Fields, NAME_LENGTH, queryFields } from './fields.js';
 import { callerOf, route } from './route.js';
@@ -106,16 +106,18 @@ export function filteringRuleRoutes(app: FastifyInstance, ctx: ServiceContext): 
     // the rule is inserted in it in one transaction: no moment with the rule elsewhere.
     const others = await ruleIds(ctx, environmentId);
     const order = placed(others, NEW_RULE, placement, others.length);
-    const rule = await insertFilteringRule(ctx.store, {
-      environmentId,
-      name: name!,
-      expression: expression!,
-      action: action!,
-      status,
-      denyWith,
-      ...(placement !== undefined ? { order: (id: string) => order.map((r) => (r === NEW_RULE ? id : r)) } : {}),
-      now: ctx.clock(),
-    });
+    const rule = await inEnvironment(
+      insertFilteringRule(ctx.store, {
+        environmentId,
+        name: name!,
+        expression: expression!,
+        action: action!,
+        status,
+        denyWith,
+        ...(placement !== undefined ? { order: (id: string) => order.map((r) => (r === NEW_RULE ? id : r)) } : {}),
+        now: ctx.clock(),
+      }),
+    );
     return reply.code(201).send({ data: filteringRuleJson(rule) });
   });
 
@@ -187,7 +189,7 @@ export function filteringRuleRoutes(app: FastifyInstance, ctx: ServiceContext): 
     const orders = new Map<string, string[]>();
     orders.set(environmentId, placed(target, rule.id, placement, moved ? target.length : current.indexOf(rule.id)));
     if (moved) orders.set(rule.environment_id, current.filter((r) => r !== rule.id));
-    await updateFilteringRule(ctx.store, rule.id, change, orders);
+    await inEnvironment(updateFilteringRule(ctx.store, rule.id, change, orders));
     return { data: filteringRuleJson((await ruleOf(ctx, request, rule.id))) };
   });
 

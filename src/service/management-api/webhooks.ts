@@ -11,7 +11,7 @@ import { createWebhook, deleteWebhook, getWebhook, listWebhooksPage, updateWebho
 import type { WebhooksTable } from '../store/schema.js';
 import { verifyWebhook } from '../webhooks/verification.js';
 import { senderFromConfig } from '../webhooks/worker.js';
-import { environmentOf } from './environments.js';
+import { environmentOf, inEnvironment } from './environments.js';
 import { bodyFields, NAME_LENGTH, queryFields, type Fields } from './fields.js';
 import { callerOf, route } from './route.js';
 import { listAnswer, probe, readWindow } from './pagination.js';
@@ -70,16 +70,18 @@ export function webhookRoutes(app: FastifyInstance, ctx: ServiceContext): void {
     const basicAuth = readBasicAuth(body);
     body.check();
     const environmentRow = environment ? await environmentOf(ctx, request, environment) : null;
-    const webhook = await createWebhook(ctx.store, {
-      workspaceId: callerOf(request).workspaceId,
-      environmentId: environmentRow?.id ?? null,
-      url: url!,
-      description,
-      status,
-      legacy,
-      basicAuth,
-      now: ctx.clock(),
-    });
+    const webhook = await inEnvironment(
+      createWebhook(ctx.store, {
+        workspaceId: callerOf(request).workspaceId,
+        environmentId: environmentRow?.id ?? null,
+        url: url!,
+        description,
+        status,
+        legacy,
+        basicAuth,
+        now: ctx.clock(),
+      }),
+    );
     return reply.code(201).send({
       data: { ...webhookJson(webhook), signing_key: webhook.signing_key },
       environment: environmentRow && environmentJson(environmentRow),

@@ -13,6 +13,8 @@ export interface ServiceMetrics {
   requestDone(method: string, route: string, status: number, seconds: number): void;
   identified(path: IdentifyOutcome['path']): void;
   refused(code: string): void;
+  /** Rows the retention job deleted: expired events, and webhook deliveries (with their events, or settled and past their window). */
+  purged(table: 'events' | 'webhook_deliveries', count: number): void;
 }
 
 export function createMetrics(store: Store): ServiceMetrics {
@@ -40,6 +42,14 @@ export function createMetrics(store: Store): ServiceMetrics {
     labelNames: ['code'] as const,
     registers: [registry],
   });
+  const purges = new Counter({
+    name: 'tessera_retention_purged_total',
+    help: 'Rows deleted by the retention job, by table: events (expired), webhook_deliveries (of expired events, or settled and past --webhook-retention-days)',
+    labelNames: ['table'] as const,
+    registers: [registry],
+  });
+  // Present from the start (at 0), so a dashboard can tell "nothing purged" from "no data".
+  for (const table of ['events', 'webhook_deliveries']) purges.inc({ table }, 0);
   new Gauge({
     name: 'tessera_db_queued_writes',
     help: 'Writes waiting for the next shared transaction (SQLite) or multi-row insert (PostgreSQL)',
@@ -71,6 +81,9 @@ export function createMetrics(store: Store): ServiceMetrics {
     },
     refused(code) {
       refusals.inc({ code });
+    },
+    purged(table, count) {
+      if (count > 0) purges.inc({ table }, count);
     },
   };
 }

@@ -9,13 +9,13 @@ import { requireMasterKey, type SealingContext } from './encryption-keys.js';
 import { decryptKeyMaterial } from './key-material.js';
 
 /**
- * `event` is serialised as the stored payload is (JSON.stringify of the same object), so that
- * unsealing gives the Server API's body; only when a key exists, as most environments have none.
+ * `eventJson` is the event's stored payload (store/events.ts `eventPayload`), so that unsealing
+ * gives the Server API's body. Fails (a missing or wrong master key) before anything is stored:
+ * ingestion seals first, then writes.
  */
-export async function sealedResultFor(ctx: SealingContext, environmentId: string, event: object): Promise<string | null> {
+export async function sealedResultFor(ctx: SealingContext, environmentId: string, eventJson: string): Promise<string | null> {
   const key = await findSealingKeyCached(ctx.store, environmentId);
   if (!key) return null;
-  const eventJson = JSON.stringify(event);
   const token = decryptKeyMaterial(requireMasterKey(ctx), key.id, key.current_key);
   const sealed = await sealEventJson(eventJson, Buffer.from(token, 'base64'));
   return Buffer.from(sealed).toString('base64');

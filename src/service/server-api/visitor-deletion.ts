@@ -1,7 +1,8 @@
 /**
  * Visitor deletion: the request schedules it (workspace opt-in, 30 per hour and 500 per day
- * per workspace), the background job executes it: events of the last 10 days and the
- * visitor's identity go; older events stay until retention purges them.
+ * per workspace), the background job executes it: events of the last 10 days, the webhook
+ * deliveries of all the visitor's events and the visitor's identity go; older events stay until
+ * retention purges them.
  */
 import type { Store } from '../store/index.js';
 import {
@@ -14,6 +15,7 @@ import {
   pruneDoneDeletions,
 } from '../store/visitor-deletions.js';
 import { visitorEnvironmentIds } from '../store/events.js';
+import { deleteDeliveriesOfVisitor } from '../store/webhook-deliveries.js';
 import { deleteVisitor, visitorExists } from '../store/visitors.js';
 import { RateLimited } from '../http/errors.js';
 import { ApiError, ERRORS } from './errors.js';
@@ -66,18 +68,27 @@ export async function scheduleVisitorDeletion(
   });
 }
 
-/** Executes the scheduled deletions (oldest first, at most `batch`); returns how many ran. */
-export async function executeScheduledDeletions(store: Store, now: number, batch = 100): Promise<number> {
+/**
+ * Executes the scheduled deletions (oldest first, at most `batch`); returns how many ran. Each
+ * is one transaction: the webhook deliveries of the visitor's events (any status, with their
+ * attempts: copies of the events, never to be sent now), its events of the window, its identity
+ * and the record's completion, all or nothing. A pass interrupted midway leaves the remaining
+ * deletions scheduled for the next one.
+ */
+export async function executeScheduledDeletions(store: Store, now: number, batch = 100): Promise<{ visitors: number; deliveries: number }> {
   const pending = await listScheduledDeletions(store, now, batch);
-  // Each step is idempotent, so a pass interrupted midway is simply redone by the next one.
-  // (No wrapping transaction: deleteVisitor runs its own.)
+  let deliveries = 0;
   for (const deletion of pending) {
     const target = { workspaceId: deletion.workspace_id, visitorId: deletion.visitor_id };
-    const deleted = await deleteVisitorEventsSince(store, { ...target, since: deletion.requested_at - DELETION_EVENT_WINDOW_MS });
-    await deleteVisitor(store, target.workspaceId, target.visitorId);
-    await markDeletionDone(store, deletion.id, now, deleted);
+    deliveries += await store.transaction(async (trx) => {
+      const copies = await deleteDeliveriesOfVisitor(trx, target.workspaceId, target.visitorId);
+      const deleted = await deleteVisitorEventsSince(trx, { ...target, since: deletion.requested_at - DELETION_EVENT_WINDOW_MS });
+      await deleteVisitor(trx, target.workspaceId, target.visitorId);
+      await markDeletionDone(trx, deletion.id, now, deleted);
+      return copies;
+    });
   }
-  return pending.length;
+  return { visitors: pending.length, deliveries };
 }
 
 /** Finished deletion records older than the day window no longer count for anything. */

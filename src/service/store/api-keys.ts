@@ -1,5 +1,6 @@
 /** API keys: public (agent), secret (Server API), proxy, and management (Management API). */
 import { newId, randomString } from './ids.js';
+import { holdEnvironment } from './environments.js';
 import { internalsOf, writeShared, type Store } from './handle.js';
 import type { ApiKeyStatus, ApiKeysTable, ApiKeyType } from './schema.js';
 import { hashToken, sameTokenHash } from './token-hash.js';
@@ -53,7 +54,11 @@ export async function createApiKey(
     created_at: opts.now,
     disabled_at: null,
   };
-  await writeShared(store, (trx) => internalsOf(trx).db.insertInto('api_keys').values(row).execute());
+  await writeShared(store, async (trx) => {
+    // The environment must still exist, and cannot be deleted before this commits.
+    if (row.environment_id !== null) await holdEnvironment(trx, row.environment_id);
+    await internalsOf(trx).db.insertInto('api_keys').values(row).execute();
+  });
   return { ...row, token };
 }
 
@@ -152,16 +157,6 @@ export async function deleteApiKey(store: Store, id: string): Promise<boolean> {
     const result = await internalsOf(trx).db.deleteFrom('api_keys').where('id', '=', id).executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   });
-}
-
-/** How many keys are scoped to the environment (an environment in use cannot be deleted). */
-export async function countApiKeysOfEnvironment(store: Store, environmentId: string): Promise<number> {
-  const row = await internalsOf(store)
-    .db.selectFrom('api_keys')
-    .select((eb) => eb.fn.countAll().as('n'))
-    .where('environment_id', '=', environmentId)
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
 }
 
 export type KeyWithRegion = ApiKeysTable & { region: string };

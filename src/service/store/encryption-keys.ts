@@ -2,6 +2,7 @@
  * Encryption keys of sealed results. Rows hold the key values encrypted (the callers in
  * sealing/ encrypt and decrypt them); this file only stores and finds rows.
  */
+import { holdEnvironment } from './environments.js';
 import { internalsOf, writeShared, type Store } from './handle.js';
 import type { EncryptionKeysTable, EncryptionKeyStatus } from './schema.js';
 
@@ -9,7 +10,11 @@ import type { EncryptionKeysTable, EncryptionKeyStatus } from './schema.js';
 // this process and in the others sharing the database.
 
 export async function insertEncryptionKey(store: Store, row: EncryptionKeysTable): Promise<void> {
-  await writeShared(store, (trx) => internalsOf(trx).db.insertInto('encryption_keys').values(row).execute());
+  await writeShared(store, async (trx) => {
+    // The environment must still exist, and cannot be deleted before this commits.
+    await holdEnvironment(trx, row.environment_id);
+    await internalsOf(trx).db.insertInto('encryption_keys').values(row).execute();
+  });
 }
 
 export async function getEncryptionKey(store: Store, workspaceId: string, id: string): Promise<EncryptionKeysTable | undefined> {
@@ -93,14 +98,4 @@ export async function findSealingKeyCached(store: Store, environmentId: string):
 /** Some encryption key, if any exists (the service checks at start that it can read them). */
 export async function anyEncryptionKey(store: Store): Promise<EncryptionKeysTable | undefined> {
   return internalsOf(store).db.selectFrom('encryption_keys').selectAll().limit(1).executeTakeFirst();
-}
-
-/** How many keys the environment has (an environment in use cannot be deleted). */
-export async function countEncryptionKeysOfEnvironment(store: Store, environmentId: string): Promise<number> {
-  const row = await internalsOf(store)
-    .db.selectFrom('encryption_keys')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('environment_id', '=', environmentId)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
 }

@@ -10,7 +10,7 @@ import { internalsOf, type Store } from './handle.js';
 import { ipSortKey } from './ip-sort.js';
 import { prepareQuery } from './prepared-query.js';
 import type { Database, EventsTable, WebhookDeliveriesTable } from './schema.js';
-import { deliveryRows, insertDeliveryRows, type NewDelivery } from './webhook-deliveries.js';
+import { deleteDeliveriesOfEvents, deliveryRows, insertDeliveryRows, type NewDelivery } from './webhook-deliveries.js';
 import { POSTGRES_VISITOR_WRITES, preparePostgresWrites, writeVisitor, type VisitorStatement, type VisitorWrite } from './visitors.js';
 
 function flag(value: boolean | undefined): number | null {
@@ -28,10 +28,20 @@ export function originOf(url: string | undefined): string | null {
   }
 }
 
-/** The indexed columns of an event, derived from its payload. */
+/**
+ * The stored payload of an event: its JSON text, which the Server API serves as is (and the
+ * sealed result and v4 webhook deliveries carry). Callers that need the text before the event
+ * is stored make it here and hand it to insertEvent, so it is serialised once.
+ */
+export function eventPayload(event: V4Event): string {
+  return JSON.stringify(event);
+}
+
+/** The indexed columns of an event, derived from its payload (`payload`: eventPayload(event), when made already). */
 export function eventColumns(
   event: V4Event,
   ids: { workspaceId: string; environmentId: string; requestHash?: string | null },
+  payload: string = eventPayload(event),
 ): EventsTable {
   return {
     event_id: event.event_id,
@@ -56,7 +66,7 @@ export function eventColumns(
     sdk_platform: event.sdk?.platform ?? null,
     sdk_version: event.sdk?.version ?? null,
     request_hash: ids.requestHash ?? null,
-    payload: JSON.stringify(event),
+    payload,
   };
 }
 
@@ -150,15 +160,17 @@ async function writeVisitWithEvent(store: Store, visitor: VisitorWrite, write: E
  * same unit: a failure leaves neither the visitor's changes nor the event. On SQLite this is
  * still the shared commit; on PostgreSQL it is one statement per visit (not the multi-row
  * insert of concurrent events, which one visit's own visitor writes cannot join).
+ *
+ * `payload`: `eventPayload(event)` when the caller made it already (it is stored as given).
  */
 export async function insertEvent(
   store: Store,
   event: V4Event,
   ids: { workspaceId: string; environmentId: string; requestHash?: string | null },
-  opts: { deliveries?: readonly NewDelivery[]; now?: number; visitor?: VisitorWrite } = {},
+  opts: { payload?: string; deliveries?: readonly NewDelivery[]; now?: number; visitor?: VisitorWrite } = {},
 ): Promise<void> {
   const write: EventWrite = {
-    row: eventColumns(event, ids),
+    row: eventColumns(event, ids, opts.payload),
     deliveries: deliveryRows(opts.deliveries ?? [], opts.now ?? event.timestamp),
   };
   if (opts.visitor) await writeVisitWithEvent(store, opts.visitor, write);
@@ -314,35 +326,46 @@ export async function visitorEnvironmentIds(store: Store, workspaceId: string, v
 }
 
 /** Small batches keep each write transaction short, so ingestion is never blocked for long. */
-const PURGE_BATCH = 5000;
+export const PURGE_BATCH = 1000;
 
 /**
  * Deletes events with a timestamp before `cutoff` (or the workspace's, given its retention
- * override); returns how many. Workspace by workspace,
- * so each batch is a range of the (workspace, time) index (events have no index on time
- * alone: one index fewer to update on every insert).
+ * override), and with them their webhook deliveries of any status (and those deliveries'
+ * attempts): an expired event is neither kept in a delivery nor sent later. Returns how many
+ * of each. Workspace by workspace, so each batch is a range of the (workspace, time) index
+ * (events have no index on time alone: one index fewer to update on every insert). Each batch
+ * is one transaction; between two the event loop takes a turn (SQLite runs statements
+ * synchronously: requests are served in between).
  */
 export async function purgeEventsBefore(
   store: Store,
   cutoffOf: number | ((workspace: { data_retention_days: number | null }) => number),
-): Promise<number> {
-  const { db } = internalsOf(store);
-  const workspaces = await db.selectFrom('workspaces').select(['id', 'data_retention_days']).execute();
-  let total = 0;
+  batch = PURGE_BATCH,
+): Promise<{ events: number; deliveries: number }> {
+  const workspaces = await internalsOf(store).db.selectFrom('workspaces').select(['id', 'data_retention_days']).execute();
+  const total = { events: 0, deliveries: 0 };
   for (const workspace of workspaces) {
-    const id = workspace.id;
     const cutoff = typeof cutoffOf === 'number' ? cutoffOf : cutoffOf(workspace);
     for (;;) {
-      const batch = db
-        .selectFrom('events')
-        .select('event_id')
-        .where('workspace_id', '=', id)
-        .where('timestamp', '<', cutoff)
-        .limit(PURGE_BATCH);
-      const result = await db.deleteFrom('events').where('event_id', 'in', batch).executeTakeFirst();
-      const n = Number(result.numDeletedRows);
-      total += n;
-      if (n < PURGE_BATCH) break;
+      const purged = await store.transaction(async (trx) => {
+        const { db } = internalsOf(trx);
+        const rows = await db
+          .selectFrom('events')
+          .select('event_id')
+          .where('workspace_id', '=', workspace.id)
+          .where('timestamp', '<', cutoff)
+          .limit(batch)
+          .execute();
+        const ids = rows.map((r) => r.event_id);
+        if (ids.length === 0) return { selected: 0, events: 0, deliveries: 0 };
+        const deliveries = await deleteDeliveriesOfEvents(trx, ids);
+        const result = await db.deleteFrom('events').where('event_id', 'in', ids).executeTakeFirst();
+        return { selected: ids.length, events: Number(result.numDeletedRows), deliveries };
+      });
+      total.events += purged.events;
+      total.deliveries += purged.deliveries;
+      if (purged.selected < batch) break;
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
   return total;

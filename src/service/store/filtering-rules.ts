@@ -1,5 +1,6 @@
 /** Filtering rules of an environment, kept in `position` order (0, 1, 2, ... without gaps). */
 import { newId } from './ids.js';
+import { holdEnvironment } from './environments.js';
 import { internalsOf, writeShared, type Store } from './handle.js';
 import type { FilteringRulesTable } from './schema.js';
 
@@ -71,15 +72,6 @@ export async function getFilteringRuleInWorkspace(store: Store, workspaceId: str
     .executeTakeFirst();
 }
 
-export async function countFilteringRulesOfEnvironment(store: Store, environmentId: string): Promise<number> {
-  const row = await internalsOf(store)
-    .db.selectFrom('filtering_rules')
-    .select((eb) => eb.fn.countAll().as('n'))
-    .where('environment_id', '=', environmentId)
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
-}
-
 /**
  * Stores a rule as given (no expression validation: the Management API validates first): last
  * in its environment, at `position` when given, or where `order` puts it (`order(id)`: the
@@ -101,6 +93,8 @@ export async function insertFilteringRule(
 ): Promise<FilteringRulesTable> {
   return writeShared(store, async (trx) => {
     const { db } = internalsOf(trx);
+    // The environment must still exist, and cannot be deleted before this commits.
+    await holdEnvironment(trx, rule.environmentId);
     let position = rule.position;
     if (position === undefined) {
       const last = await db
@@ -148,6 +142,8 @@ export async function updateFilteringRule(
 ): Promise<void> {
   await writeShared(store, async (trx) => {
     const { db } = internalsOf(trx);
+    // Moved to another environment: it must still exist, and cannot be deleted before this commits.
+    if (change.environment_id !== undefined) await holdEnvironment(trx, change.environment_id);
     if (Object.keys(change).length > 0) await db.updateTable('filtering_rules').set(change).where('id', '=', id).execute();
     await setPositions(trx, orders);
   });

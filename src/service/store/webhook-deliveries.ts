@@ -208,3 +208,61 @@ export async function resendDelivery(
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0 ? getDelivery(store, deliveryId) : undefined;
 }
+
+/**
+ * Deletes the deliveries (any status) of these events and, by cascade, their attempts; returns
+ * how many deliveries. For every deletion of events, in its transaction: a delivery holds a copy
+ * of its event, which must not outlive it nor be sent after it was deleted.
+ */
+export async function deleteDeliveriesOfEvents(store: Store, eventIds: readonly string[]): Promise<number> {
+  if (eventIds.length === 0) return 0;
+  const result = await internalsOf(store).db.deleteFrom('webhook_deliveries').where('event_id', 'in', eventIds).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/**
+ * Deletes the deliveries (any status) of every stored event of a visitor, with their attempts
+ * (cascade); returns how many. Before the events themselves, in the same transaction.
+ */
+export async function deleteDeliveriesOfVisitor(store: Store, workspaceId: string, visitorId: string): Promise<number> {
+  const { db } = internalsOf(store);
+  const events = db.selectFrom('events').select('event_id').where('workspace_id', '=', workspaceId).where('visitor_id', '=', visitorId);
+  const result = await db.deleteFrom('webhook_deliveries').where('event_id', 'in', events).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+const SETTLED = ['delivered', 'failed'] as const;
+
+/** Deliveries deleted per statement of the settled purge (each holds an event's JSON, and its attempts go too). */
+export const SETTLED_PURGE_BATCH = 1000;
+
+/**
+ * Deletes settled (delivered or failed) deliveries whose last attempt was due before `before`,
+ * with their attempts (cascade); returns how many. In batches of `batch`, each its own short
+ * statement found by the (status, next_attempt_at) index, with a turn of the event loop between
+ * two (SQLite runs each statement synchronously: requests are served in between). The outer
+ * conditions repeat the inner ones: on PostgreSQL a delivery resent meanwhile (pending again,
+ * due now) is re-checked and kept.
+ */
+export async function purgeSettledDeliveries(store: Store, before: number, batch = SETTLED_PURGE_BATCH): Promise<number> {
+  const { db } = internalsOf(store);
+  let total = 0;
+  for (;;) {
+    const ids = db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('status', 'in', SETTLED)
+      .where('next_attempt_at', '<', before)
+      .limit(batch);
+    const result = await db
+      .deleteFrom('webhook_deliveries')
+      .where('id', 'in', ids)
+      .where('status', 'in', SETTLED)
+      .where('next_attempt_at', '<', before)
+      .executeTakeFirst();
+    const n = Number(result.numDeletedRows);
+    total += n;
+    if (n < batch) return total;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}

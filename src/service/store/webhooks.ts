@@ -1,4 +1,5 @@
 /** Webhooks: the HTTPS endpoints identification events are sent to. */
+import { holdEnvironment } from './environments.js';
 import { internalsOf, type Store } from './handle.js';
 import { newId, randomString } from './ids.js';
 import type { WebhooksTable } from './schema.js';
@@ -35,9 +36,12 @@ export async function createWebhook(
     last_enabled_at: status === 'enabled' ? opts.now : null,
     last_disabled_at: status === 'disabled' ? opts.now : null,
   };
-  const { db, state } = internalsOf(store);
-  await db.insertInto('webhooks').values(row).execute();
-  state.readCaches.invalidate();
+  await store.transaction(async (trx) => {
+    // The environment must still exist, and cannot be deleted before this commits.
+    if (row.environment_id !== null) await holdEnvironment(trx, row.environment_id);
+    await internalsOf(trx).db.insertInto('webhooks').values(row).execute();
+  });
+  internalsOf(store).state.readCaches.invalidate();
   return row;
 }
 

@@ -14,14 +14,15 @@ export async function deliveriesForEvent(
   store: Store,
   event: V4Event,
   ids: { workspaceId: string; environmentId: string },
+  /** The event's stored payload (store/events.ts `eventPayload`): the body of v4 deliveries. */
+  eventJson: string,
 ): Promise<NewDelivery[]> {
   const webhooks = await listActiveWebhooksCached(store, ids.workspaceId, ids.environmentId);
   if (webhooks.length === 0) return [];
-  let v4: string | undefined;
   let v3: string | undefined;
   return webhooks.map((webhook) => ({
     webhookId: webhook.id,
     eventId: event.event_id,
-    payload: webhook.legacy ? (v3 ??= JSON.stringify(toV3WebhookVisit(event))) : (v4 ??= JSON.stringify(event)),
+    payload: webhook.legacy ? (v3 ??= JSON.stringify(toV3WebhookVisit(event))) : eventJson,
   }));
 }
