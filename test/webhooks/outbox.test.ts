@@ -9,6 +9,7 @@ import { ensureBootstrap, type Bootstrap } from '../../src/service/bootstrap.js'
 import { countEvents, insertEvent } from '../../src/service/store/events.js';
 import { newEventId } from '../../src/service/store/ids.js';
 import { kyselyOf, openStore, type Store } from '../../src/service/store/index.js';
+import { claimDueDeliveries, recordAttempts } from '../../src/service/store/webhook-deliveries.js';
 import { createWebhook } from '../../src/service/store/webhooks.js';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../helpers/test-service.js';
 
@@ -50,5 +51,27 @@ describe.each(ENGINES)('webhook outbox (%s)', (engine) => {
     const deliveries = await kyselyOf(store).selectFrom('webhook_deliveries').select(['event_id', 'status']).execute();
     expect(deliveries).toEqual([{ event_id: good.event_id, status: 'pending' }]);
     expect(await countEvents(store)).toBe(1);
+  });
+
+  it('records a batch of attempts when one delivery was deleted during its send', async () => {
+    const webhook = await createWebhook(store, { workspaceId: bootstrap.workspaceId, environmentId: null, url: 'https://example.com/hook', now: Date.now() });
+    const ids = { workspaceId: bootstrap.workspaceId, environmentId: bootstrap.environmentId };
+    const events = [event(), event(), event()];
+    for (const e of events) await insertEvent(store, e, ids, { deliveries: [{ webhookId: webhook.id, eventId: e.event_id, payload: '{}' }] });
+    const now = Date.now();
+    const claimed = await claimDueDeliveries(store, { owner: 'me', now, leaseMs: 30_000, limit: 100 });
+    const mine = claimed.filter((c) => events.some((e) => e.event_id === c.delivery.event_id)).map((c) => c.delivery.id);
+    expect(mine).toHaveLength(3);
+    const [deleted, taken, kept] = mine as [string, string, string];
+    await kyselyOf(store).deleteFrom('webhook_deliveries').where('id', '=', deleted).execute();
+    // Another worker took this one over after the lease expired.
+    await kyselyOf(store).updateTable('webhook_deliveries').set({ lease_owner: 'other' }).where('id', '=', taken).execute();
+    const attempt = { attempted_at: now, http_status: 200, latency_ms: 5, error: null };
+    const results = await recordAttempts(store, 'me', [deleted, taken, kept].map((deliveryId) => ({ deliveryId, webhookId: webhook.id, attempt, outcome: { status: 'delivered' as const } })));
+    expect(results).toEqual(['deleted', 'lease-lost', 'settled']);
+    const attempts = await kyselyOf(store).selectFrom('webhook_attempts').select('delivery_id').where('delivery_id', 'in', mine).execute();
+    expect(attempts.map((a) => a.delivery_id).sort()).toEqual([taken, kept].sort());
+    const states = await kyselyOf(store).selectFrom('webhook_deliveries').select(['id', 'status']).where('id', 'in', [taken, kept]).execute();
+    expect(Object.fromEntries(states.map((d) => [d.id, d.status]))).toEqual({ [taken]: 'pending', [kept]: 'delivered' });
   });
 });

@@ -128,16 +128,22 @@ const insertAttemptQuery = prepareQuery((db, p) =>
   db.insertInto('webhook_attempts').values(Object.fromEntries(ATTEMPT_COLUMNS.map((column) => [column, p(column)])) as WebhookAttemptsTable),
 );
 
+const deliveryExistsQuery = prepareQuery<{ id: string }>((db, p) => db.selectFrom('webhook_deliveries').select('id').where('id', '=', p('id')));
+
+/** What recording an attempt did to its delivery. */
+export type Settlement = 'settled' | 'lease-lost' | 'deleted';
+
 /**
  * Logs attempts and settles their deliveries, all in one transaction: delivered, failed, or
  * pending again at `at` with the lease released. A delivery is settled only while `owner`
- * still holds its lease; the result lists, in order, whether each one was (false: the lease
- * expired and another worker took the delivery over).
+ * still holds its lease; the result says, in order, what happened to each: settled, its lease
+ * expired and another worker took it over (the attempt is still logged), or it was deleted
+ * meanwhile (its webhook, event or visitor deleted, or purged: nothing to log it against).
  */
-export async function recordAttempts(store: Store, owner: string, records: readonly AttemptRecord[]): Promise<boolean[]> {
+export async function recordAttempts(store: Store, owner: string, records: readonly AttemptRecord[]): Promise<Settlement[]> {
   if (records.length === 0) return [];
   return store.transaction(async (trx) => {
-    const settled: boolean[] = [];
+    const results: Settlement[] = [];
     for (const { deliveryId, webhookId, attempt, outcome } of records) {
       const rows = await settleQuery(trx, {
         id: deliveryId,
@@ -146,11 +152,14 @@ export async function recordAttempts(store: Store, owner: string, records: reado
         retryAt: outcome.status === 'retry' ? outcome.at : null,
         deliveredAt: outcome.status === 'delivered' ? attempt.attempted_at : null,
       });
-      settled.push(rows.length > 0);
+      // Not settled: one lookup tells a lost lease from a deleted delivery, whose attempt row
+      // would break the foreign key and with it the whole batch.
+      const result: Settlement = rows.length > 0 ? 'settled' : (await deliveryExistsQuery(trx, { id: deliveryId })).length > 0 ? 'lease-lost' : 'deleted';
+      results.push(result);
       // The attempt happened either way: it is logged even when another worker owns the delivery now.
-      await insertAttemptQuery(trx, { id: newId('wha'), delivery_id: deliveryId, webhook_id: webhookId, ...attempt } satisfies WebhookAttemptsTable);
+      if (result !== 'deleted') await insertAttemptQuery(trx, { id: newId('wha'), delivery_id: deliveryId, webhook_id: webhookId, ...attempt } satisfies WebhookAttemptsTable);
     }
-    return settled;
+    return results;
   });
 }
 

@@ -17,7 +17,7 @@ import { WEBHOOK_SIGNATURE_HEADER } from '../../events/webhook-signature.js';
 import type { ResolvedConfig } from '../config.js';
 import type { ServiceContext } from '../context.js';
 import { startPeriodicTask } from '../scheduling/periodic-task.js';
-import { claimDueDeliveries, recordAttempts, type AttemptOutcome, type AttemptRecord, type ClaimedDelivery } from '../store/webhook-deliveries.js';
+import { claimDueDeliveries, recordAttempts, type AttemptOutcome, type AttemptRecord, type ClaimedDelivery, type Settlement } from '../store/webhook-deliveries.js';
 import { anyWebhookCached } from '../store/webhooks.js';
 import { retryDelay } from './backoff.js';
 import { createSender, type Sender, type SenderOptions, type SendResult } from './sender.js';
@@ -96,7 +96,7 @@ export function startWebhookWorker(
     if (claimed.length === 0) return 0;
     // The sends run concurrently; their attempts are recorded together, in one transaction.
     const records = await Promise.all(claimed.map(attempt));
-    let settled: boolean[];
+    let settled: Settlement[];
     try {
       settled = await recordAttempts(store, owner, records);
     } catch (err) {
@@ -104,7 +104,8 @@ export function startWebhookWorker(
       return claimed.length;
     }
     records.forEach(({ deliveryId, webhookId, outcome, sent }, i) => {
-      if (!settled[i]) logger.warn({ delivery: deliveryId }, 'webhook delivery lease lost during the send; another worker retries it');
+      if (settled[i] === 'deleted') logger.info({ delivery: deliveryId }, 'webhook delivery deleted during the send (its webhook, event or visitor was deleted); not recorded');
+      else if (settled[i] === 'lease-lost') logger.warn({ delivery: deliveryId }, 'webhook delivery lease lost during the send; another worker retries it');
       else if (!sent.ok) logger.info({ delivery: deliveryId, webhook: webhookId, error: sent.error, outcome: outcome.status }, 'webhook attempt failed');
     });
     return claimed.length;
