@@ -34,7 +34,7 @@ export const SERVICE_OPTIONS: OptionSpec[] = [
   { flag: 'webhook-allow-private-targets', env: 'TESSERA_WEBHOOK_ALLOW_PRIVATE_TARGETS', kind: 'boolean', defaultText: 'false', help: 'let webhooks reach loopback, private and link-local addresses (off: SSRF protection)', config: 'allowPrivateWebhookTargets' },
   { flag: 'webhook-ca-file', env: 'TESSERA_WEBHOOK_CA_FILE', kind: 'string', help: 'PEM file of extra CA certificates trusted for webhook receivers', config: 'webhookCaFile' },
   { flag: 'request-timeout-ms', env: 'TESSERA_REQUEST_TIMEOUT_MS', kind: 'integer', defaultText: String(DEFAULT_CONFIG.requestTimeoutMs), help: 'a request (headers and body) must arrive within this many milliseconds', config: 'requestTimeoutMs' },
-  { flag: 'max-connections', env: 'TESSERA_MAX_CONNECTIONS', kind: 'integer', defaultText: String(DEFAULT_CONFIG.maxConnections), help: 'open connections at most; more are refused', config: 'maxConnections' },
+  { flag: 'max-connections', env: 'TESSERA_MAX_CONNECTIONS', kind: 'integer', defaultText: String(DEFAULT_CONFIG.maxConnections), help: 'open connections at most (per worker); more are refused', config: 'maxConnections' },
   { flag: 'ops-port', env: 'TESSERA_OPS_PORT', kind: 'integer', help: 'serve /health, /ready and /metrics on this separate port (default: /metrics only to loopback clients of the main port)', config: 'opsPort' },
   { flag: 'ops-host', env: 'TESSERA_OPS_HOST', kind: 'string', defaultText: DEFAULT_CONFIG.opsHost, help: 'interface of the ops listener', config: 'opsHost' },
   { flag: 'demo', env: 'TESSERA_DEMO', kind: 'boolean', help: 'serve the demo page at / and its /demo/events route, which lists recent events without a key (default: only when --host is loopback)', config: 'demo' },
