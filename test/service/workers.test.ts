@@ -11,12 +11,14 @@ import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import { kyselyOf, openStore } from '../../src/service/store/index.js';
 import { identifyRequest, sampleSignals } from '../helpers/identify-request.js';
-import { createTestDatabase, ENGINES, type TestDatabase } from '../helpers/test-service.js';
+import { createRedisPrefix, createTestDatabase, ENGINES, REDIS_TEST_URL, type TestDatabase } from '../helpers/test-service.js';
 
 const BIN = join(import.meta.dirname, '../../bin/tessera.js');
 const databases: TestDatabase[] = [];
+const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
   for (const database of databases) await database.drop();
+  for (const cleanup of cleanups) await cleanup();
 });
 
 /** A pino line or the start report: free-form JSON. */
@@ -174,14 +176,17 @@ describe('tessera start --workers 2', () => {
     }
   }, 30_000);
 
-  it("holds a key's rate limit across both workers (counted once, in the primary)", async () => {
+  it.each(['the primary', 'Redis'])("holds a key's rate limit across both workers (counted once, in %s)", async (counter) => {
     const database = await createTestDatabase('sqlite');
     databases.push(database);
+    const redis = counter === 'Redis' ? createRedisPrefix() : undefined;
+    cleanups.push(async () => redis?.cleanup());
     const LIMIT = 20;
     const created = spawnSync(process.execPath, [BIN, 'keys', 'create', '--type', 'public', '--name', 'Limited', '--rate-limit', String(LIMIT), '--json', ...databaseArgs(database)]);
     expect(created.status).toBe(0);
     const limitedKey = (JSON.parse(created.stdout.toString()) as Json).data.token as string;
-    const service = await startService(['--workers', '2', ...databaseArgs(database)]);
+    const redisArgs = redis ? ['--redis-url', REDIS_TEST_URL, '--redis-key-prefix', redis.prefix] : [];
+    const service = await startService(['--workers', '2', ...databaseArgs(database), ...redisArgs]);
     try {
       const { url } = service.report;
       // Limits are per second, in a window that starts with the key's first request: a burst
