@@ -29,11 +29,20 @@
  * point). Every response's fresh token replaces the browser's old one, as the agent does.
  * BENCH_RATES=0.25,0.5 changes the fractions (empty: saturation only).
  *
+ * Several workers (`tessera start --workers N`, on SQLite): the same saturation load against
+ * the real command, started as its own processes on a copy of the same seeded database, once per
+ * entry of BENCH_WORKERS (default 1,2,1,2: alternating, so that a change in the machine's load
+ * hits both counts; runs of one count are averaged; empty: skipped), one after the other in the
+ * same run. These services run on the wall clock (no injected clock: the seeded events are older
+ * than the velocity windows, and --retention-days 3650 keeps the purge job off them); their CPU
+ * per request is the CPU time of the primary and its workers, read from /proc (Linux). On a
+ * machine with fewer cores than workers plus the load generator, the workers share cores.
+ *
  * BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of the server process during each measured
  * load (not seeding or warm-up) to <dir>/service-<engine>-<load>.cpuprofile.
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { join } from 'node:path';
@@ -43,11 +52,15 @@ import type { IdentifyResponse } from '../src/protocol/index.js';
 import { VERSION as AGENT_VERSION } from '../src/agent/version.js';
 import { createService } from '../src/service/index.js';
 import { kyselyOf } from '../src/service/store/index.js';
+import { SQLITE_FILE_NAME } from '../src/service/store/database.js';
+import { MASTER_KEY_FILE } from '../src/service/master-key.js';
+import { TOKEN_SECRET_FILE } from '../src/service/token-secret.js';
 import { refreshPlannerStatistics } from '../src/service/store/statistics.js';
 import { findApiKeyByToken, setApiKeyRateLimit } from '../src/service/store/api-keys.js';
-import { createTestDatabase, type Engine } from '../test/helpers/test-service.js';
+import { createTestDatabase, createTestSqliteDatabase, type Engine } from '../test/helpers/test-service.js';
 import SQLite from 'better-sqlite3';
 import { createRequire } from 'node:module';
+import { createInterface } from 'node:readline';
 import { writeBenchOutput } from './bench-output.js';
 import { profiled } from './cpu-profile.js';
 import { populationRequests } from './population-requests.js';
@@ -60,6 +73,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',') as Engine[];
 const RATES = (process.env.BENCH_RATES ?? '0.25,0.5,0.75').split(',').filter(Boolean).map(Number);
+const WORKER_COUNTS = (process.env.BENCH_WORKERS ?? '1,2,1,2').split(',').filter(Boolean).map(Number);
+const CLI = join(import.meta.dirname, '..', 'bin', 'tessera.js');
 
 /**
  * A request of one browser: its body without the closing brace (the browser's current token,
@@ -148,7 +163,13 @@ function buildVisits(publicKey: string): { first: Payload[]; later: Payload[] } 
  * service; autocannon returns raw histograms when run inside a worker thread), cycling
  * through the payloads.
  */
-async function load(url: string, payloads: Payload[], rate?: number): Promise<LoadResult> {
+/** CPU time (user + system) of this process so far, ms. */
+const ownCpuMs = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+
+async function load(url: string, payloads: Payload[], rate?: number, serverCpuMs: () => number = ownCpuMs): Promise<LoadResult> {
   // Serialising and writing thousands of payloads is the bench's work, not the server's: done
   // before the CPU measurement starts.
   const dir = mkdtempSync(join(tmpdir(), 'tessera-bench-'));
@@ -163,12 +184,12 @@ async function load(url: string, payloads: Payload[], rate?: number): Promise<Lo
     gcObserver.observe({ entryTypes: ['gc'] });
     loopDelay.enable();
     const statementsBefore = statements;
-    const cpuBefore = process.cpuUsage();
+    const cpuBefore = serverCpuMs();
     const result = await runAutocannon(url, file, rate);
-    const cpu = process.cpuUsage(cpuBefore);
+    const cpu = serverCpuMs() - cpuBefore;
     return {
       ...result,
-      cpuMsPerRequest: (cpu.user + cpu.system) / 1000 / Math.max(1, result.requests),
+      cpuMsPerRequest: cpu / Math.max(1, result.requests),
       statementsPerRequest: (statements - statementsBefore) / Math.max(1, result.requests),
       gc: { pauses: gcPauses.length, totalMs: gcPauses.reduce((a, b) => a + b, 0), longestMs: Math.max(0, ...gcPauses) },
       loopDelay: { p99Ms: loopDelay.percentile(99) / 1e6, maxMs: loopDelay.max / 1e6 },
@@ -312,6 +333,23 @@ async function echoPeer(payloads: Payload[], rates: number[]): Promise<{ saturat
   }
 }
 
+/**
+ * Warm-up: every browser's first visit, to create its visitor and get its token; returns the
+ * later visits with the token each browser got.
+ */
+async function warmUp(endpoint: string, { first, later }: ReturnType<typeof buildVisits>): Promise<{ first: Payload[]; returning: Payload[] }> {
+  const tokens = new Map<number, string>();
+  for (let i = 0; i < first.length; i += 25) {
+    await Promise.all(first.slice(i, i + 25).map(async (p) => {
+      const res = await fetch(endpoint, { method: 'POST', headers: p.headers, body: bodyOf(p.head, undefined) });
+      const answer = (await res.json()) as IdentifyResponse;
+      tokens.set(p.browser, answer.token);
+    }));
+  }
+  // Browsers without a (non-private) first visit have no token: they are identified without.
+  return { first, returning: later.map((p) => ({ ...p, token: tokens.get(p.browser) })) };
+}
+
 async function runEngine(engine: Engine, buildPayloads: (publicKey: string) => ReturnType<typeof buildVisits>) {
   const database = await createTestDatabase(engine);
   // The clock starts at the seeded "now", and moves with wall time from there.
@@ -337,18 +375,7 @@ async function runEngine(engine: Engine, buildPayloads: (publicKey: string) => R
     const base = await service.listen();
     const endpoint = `${base}/?ci=js/${AGENT_VERSION}`;
 
-    // Warm-up: every browser's first visit, to create its visitor and get its token.
-    const { first, later } = buildPayloads(service.bootstrap.publicKey);
-    const tokens = new Map<number, string>();
-    for (let i = 0; i < first.length; i += 25) {
-      await Promise.all(first.slice(i, i + 25).map(async (p) => {
-        const res = await fetch(endpoint, { method: 'POST', headers: p.headers, body: bodyOf(p.head, undefined) });
-        const answer = (await res.json()) as IdentifyResponse;
-        tokens.set(p.browser, answer.token);
-      }));
-    }
-    // Browsers without a (non-private) first visit have no token: they are identified without.
-    const returning = later.map((p) => ({ ...p, token: tokens.get(p.browser) }));
+    const { first, returning } = await warmUp(endpoint, buildPayloads(service.bootstrap.publicKey));
     console.log(`  ${first.length.toLocaleString('en')} browsers warmed up; measuring with ${returning.length.toLocaleString('en')} returning visits`);
     const saturation = await profiled(`service-${engine}-saturation`, () => load(endpoint, returning));
     const steady: SteadyLoad[] = [];
@@ -362,6 +389,82 @@ async function runEngine(engine: Engine, buildPayloads: (publicKey: string) => R
   } finally {
     await service.close();
     await database.drop();
+  }
+}
+
+/** CPU time (user + system) of processes so far, ms, from /proc (Linux; clock ticks of 10 ms). */
+function processCpuMs(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    // Fields after the command name: state is field 3, utime 14 and stime 15.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks * 10;
+}
+
+/**
+ * `tessera start --workers N` for each N of BENCH_WORKERS, on copies of one seeded SQLite
+ * database: each is warmed up and loaded to saturation like the in-process service.
+ */
+async function runWorkers(buildPayloads: (publicKey: string) => ReturnType<typeof buildVisits>): Promise<{ workers: number; result: LoadResult }[]> {
+  const seeded = createTestSqliteDatabase();
+  const copies: string[] = [];
+  try {
+    const service = await createService({ ...seeded.config, port: 0, logLevel: 'silent' });
+    try {
+      const key = await findApiKeyByToken(service.ctx.store, service.bootstrap.publicKey);
+      await setApiKeyRateLimit(service.ctx.store, key!.id, 1_000_000_000);
+      console.log(`\nsqlite, tessera start --workers ${WORKER_COUNTS.join(', ')}: seeding ${EVENTS.toLocaleString('en')} events`);
+      await seedEvents(service, { events: EVENTS, visitors: VISITORS });
+      await refreshPlannerStatistics(service.ctx.store);
+    } finally {
+      await service.close();
+    }
+    const results: { workers: number; result: LoadResult }[] = [];
+    for (const workers of WORKER_COUNTS) {
+      const dataDir = mkdtempSync(join(tmpdir(), 'tessera-bench-workers-'));
+      copies.push(dataDir);
+      // SQLite's backup: a consistent copy whatever the closing service's checkpointer thread is
+      // still doing with the WAL; then the key files the database goes with.
+      const source = new SQLite(join(seeded.config.dataDir!, SQLITE_FILE_NAME), { readonly: true });
+      try {
+        await source.backup(join(dataDir, SQLITE_FILE_NAME));
+      } finally {
+        source.close();
+      }
+      for (const file of [MASTER_KEY_FILE, TOKEN_SECRET_FILE]) copyFileSync(join(seeded.config.dataDir!, file), join(dataDir, file));
+      const child = spawn(process.execPath, [CLI, 'start', '--workers', String(workers), '--port', '0', '--json', '--log-level', 'warn',
+        '--trust-proxy', '--no-demo', '--retention-days', '3650', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const exited = new Promise((resolve) => child.on('close', resolve));
+      try {
+        const report = await new Promise<{ url: string; urls: { cdn_esm: string } }>((resolve, reject) => {
+          createInterface({ input: child.stdout }).on('line', (line) => {
+            if (line.includes('"urls"')) resolve(JSON.parse(line) as { url: string; urls: { cdn_esm: string } });
+          });
+          child.on('close', (code) => reject(new Error(`tessera start --workers ${workers} exited (${code})`)));
+        });
+        // The primary and its workers (Linux: the kernel lists a process's children).
+        const children = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+        const pids = [child.pid!, ...children];
+        const publicKey = report.urls.cdn_esm.split('/').pop()!;
+        const endpoint = `${report.url}/?ci=js/${AGENT_VERSION}`;
+        const { returning } = await warmUp(endpoint, buildPayloads(publicKey));
+        const primaryBefore = processCpuMs([child.pid!]);
+        const result = await load(endpoint, returning, undefined, () => processCpuMs(pids));
+        const primary = (processCpuMs([child.pid!]) - primaryBefore) / Math.max(1, result.requests);
+        console.log(`  --workers ${workers} (${children.length} worker processes): ${rate(result.rps)} identifications/s, p50 ${ms(result.p50)}, p99 ${ms(result.p99)}, ` +
+          `${cpu(result.cpuMsPerRequest)} CPU per request (all processes${children.length > 0 ? `; the primary ${cpu(primary)}` : ''}), ${result.non2xx} non-2xx, ${result.errors} errors`);
+        results.push({ workers, result });
+      } finally {
+        child.kill('SIGTERM');
+        await exited;
+      }
+    }
+    return results;
+  } finally {
+    for (const dir of copies) rmSync(dir, { recursive: true, force: true });
+    await seeded.drop();
   }
 }
 
@@ -404,6 +507,31 @@ async function main(): Promise<void> {
     });
     figures[engine] = { ...result, storedEvents, shareOfEcho: share, steady, echoSteady: echo.steady };
   }
+  const workerRows: string[] = [];
+  if (ENGINES.includes('sqlite') && WORKER_COUNTS.length > 0) {
+    const runs = await runWorkers(buildVisits);
+    for (const { workers, result } of runs) {
+      const share = echoSaturation ? `${((result.rps / echoSaturation.rps) * 100).toFixed(0)}%` : 'n/a';
+      rows.push(`| Tessera ingestion, sqlite, \`tessera start --workers ${workers}\` | ${rate(result.rps)} | ${ms(result.p50)} | ${ms(result.p99)} | ${cpu(result.cpuMsPerRequest)} | ${share} | ${result.non2xx + result.errors} |`);
+    }
+    // Runs of one worker count (BENCH_WORKERS may repeat counts, alternating, against drift in the machine's load) are averaged.
+    const mean = (workers: number, of: (r: LoadResult) => number) => {
+      const mine = runs.filter((r) => r.workers === workers).map((r) => of(r.result));
+      return mine.reduce((a, b) => a + b, 0) / mine.length;
+    };
+    const counts = [...new Set(runs.map((r) => r.workers))];
+    const speedups: Record<string, { rate: number; cpuPerRequest: number }> = {};
+    if (counts.includes(1)) {
+      for (const workers of counts.filter((n) => n > 1)) {
+        const rateRatio = mean(workers, (r) => r.rps) / mean(1, (r) => r.rps);
+        const cpuRatio = mean(workers, (r) => r.cpuMsPerRequest) / mean(1, (r) => r.cpuMsPerRequest);
+        speedups[workers] = { rate: rateRatio, cpuPerRequest: cpuRatio };
+        workerRows.push(`\`--workers ${workers}\` served ${rateRatio.toFixed(2)}x the requests per second of \`--workers 1\` and spent ${cpuRatio.toFixed(2)}x its CPU per request ` +
+          `(so ${(workers / cpuRatio).toFixed(2)}x its rate at most, given ${workers} cores of its own)`);
+      }
+    }
+    figures.workers = { runs: runs.map(({ workers, result }) => ({ workers, ...result })), speedups };
+  }
   if (echoSaturation) {
     const echo = echoSaturation;
     rows.push(`| peer: bare Fastify JSON echo | ${rate(echo.rps)} | ${ms(echo.p50)} | ${ms(echo.p99)} | ${cpu(echo.cpuMsPerRequest)} | 100% | ${echo.non2xx + echo.errors} |`);
@@ -420,6 +548,14 @@ async function main(): Promise<void> {
     ...rows,
     '',
     `Server process during the load: ${notes.join('; ')}.`,
+    ...(workerRows.length > 0
+      ? [
+          '',
+          `\`tessera start --workers N\` rows: the command in its own processes (a primary and N workers; for N = 1 the one process) on a copy of the same seeded SQLite database, ` +
+            `with the wall clock (the seeded events lie outside the velocity windows), loaded one after the other, alternating; CPU per request counts the primary and its workers (/proc). ` +
+            `${workerRows.join('; ')}, with ${availableParallelism()} cores for the workers, the primary and the load generator together.`,
+        ]
+      : []),
     '',
     `Steady load: fixed rates (open loop) at fractions of each engine's saturation rate, the echo at the same rates. ` +
       `Statements: SQL statements the process executed per request (BEGIN/COMMIT and background work included).`,

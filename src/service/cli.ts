@@ -3,8 +3,10 @@
  * `keys list|create|disable|enable` work on the database directly. Every option can also come
  * from an environment variable; `--json` prints for scripts what is otherwise printed for people.
  */
+import { availableParallelism } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ensureBootstrap, type Bootstrap } from './bootstrap.js';
+import { isServiceWorker, runWorker, startPrimary } from './cli/cluster.js';
 import { ALL_OPTIONS, GENERAL_OPTIONS, KEY_OPTIONS, SERVICE_OPTIONS, serviceConfigFrom, type OptionSpec, optionValue } from './cli/options.js';
 import { resolveConfig, type ResolvedConfig, type ServiceConfig } from './config.js';
 import { createService } from './index.js';
@@ -12,7 +14,7 @@ import { packageVersion } from './package-root.js';
 import { parsePermissions } from './management-api/permissions.js';
 import { createApiKey, deleteApiKey, findApiKeyByToken, getApiKey, isApiKeyType, listApiKeys, setApiKeyStatus } from './store/api-keys.js';
 import { getEnvironment } from './store/environments.js';
-import { openStore, type Store } from './store/index.js';
+import { openStore, type Engine, type Store } from './store/index.js';
 import type { ApiKeysTable } from './store/schema.js';
 import { getWorkspace, updateWorkspaceSettings } from './store/workspaces.js';
 
@@ -295,7 +297,31 @@ async function settingsCommand(sub: string | undefined, config: ServiceConfig, v
   });
 }
 
+/** `--workers` (TESSERA_WORKERS), by default the number of cores this process may use. */
+function workerCount(values: Values, env: NodeJS.ProcessEnv): number {
+  const value = optionValue(SERVICE_OPTIONS.find((o) => o.flag === 'workers')!, values, env) as number | undefined;
+  if (value === undefined) return availableParallelism();
+  if (value < 1) throw new Error('--workers must be at least 1');
+  return value;
+}
+
 async function start(config: ServiceConfig, values: Values, io: Io): Promise<void> {
+  if (isServiceWorker()) return runWorker(config, (err) => fail(io, err instanceof Error ? err.message : String(err)));
+  const workers = workerCount(values, io.env);
+  if (workers > 1) {
+    const resolved = resolveConfig(config);
+    return startPrimary(config, workers, (started) =>
+      printStartReport(io, values, {
+        url: started.url,
+        engine: started.engine,
+        config: resolved,
+        bootstrap: started.bootstrap,
+        firstStart: started.firstStart,
+        workers,
+      }),
+    );
+  }
+
   const service = await createService(config);
   let url: string;
   try {
@@ -331,56 +357,73 @@ async function start(config: ServiceConfig, values: Values, io: Io): Promise<voi
     process.on('SIGTERM', stop);
   });
 
-  const base = service.ctx.config.publicUrl ?? url;
-  const { bootstrap } = service;
+  printStartReport(io, values, {
+    url,
+    engine: service.ctx.store.engine,
+    config: service.ctx.config,
+    bootstrap: service.bootstrap,
+    firstStart: service.firstStart,
+    workers: 1,
+  });
+  await stopped;
+}
+
+/** What `start` prints once the service listens: the URLs, and the keys on the first start. */
+function printStartReport(
+  io: Io,
+  values: Values,
+  started: { url: string; engine: Engine; config: ResolvedConfig; bootstrap: Bootstrap; firstStart: boolean; workers: number },
+): void {
+  const { url, engine, config, bootstrap, firstStart, workers } = started;
+  const base = config.publicUrl ?? url;
   const urls = {
-    demo: service.ctx.config.demo ? `${base}/` : null,
+    demo: config.demo ? `${base}/` : null,
     ingestion: `${base}/`,
     cdn_esm: `${base}/v4/${bootstrap.publicKey}`,
     cdn_iife: `${base}/v4/${bootstrap.publicKey}/iife.js`,
     server_api: base,
   };
-  const storage = service.ctx.store.engine === 'sqlite' ? `SQLite in ${service.ctx.config.dataDir}` : 'PostgreSQL';
+  const storage = engine === 'sqlite' ? `SQLite in ${config.dataDir}` : 'PostgreSQL';
   if (values.json) {
     io.out(
       JSON.stringify({
         url,
-        engine: service.ctx.store.engine,
-        region: service.ctx.config.region,
-        first_start: service.firstStart,
+        engine,
+        region: config.region,
+        workers,
+        first_start: firstStart,
         urls,
-        ...(service.firstStart
+        ...(firstStart
           ? { keys: { public: bootstrap.publicKey, secret: bootstrap.secretKey, management: bootstrap.managementKey } }
           : { key_ids: { public: bootstrap.publicKeyId, secret: bootstrap.secretKeyId, management: bootstrap.managementKeyId } }),
       }),
     );
-  } else {
-    const lines = [
-      `Tessera ${packageVersion()} listening on ${url} (${storage}, region ${service.ctx.config.region})`,
-      '',
-      ...(urls.demo ? [`  Demo page             ${urls.demo}`] : []),
-      `  Ingestion endpoint    POST ${urls.ingestion}`,
-      `  CDN agent (ESM)       ${urls.cdn_esm}`,
-      `  CDN agent (script)    ${urls.cdn_iife}`,
-      `  Server API            ${urls.server_api}/v4/events  (Authorization: Bearer <secret key>)`,
-      '',
-    ];
-    if (service.firstStart) {
-      lines.push(
-        'First start: created a workspace, an environment and these API keys. The secret and Management API',
-        'keys are shown this once (they are stored hashed): keep them. "tessera keys create" makes new ones.',
-        ...createdKeyLines(bootstrap),
-        '',
-      );
-    } else {
-      lines.push(
-        `Using the existing data: public key ${bootstrap.publicKey}, secret key ${bootstrap.secretKeyId}, Management API key ${bootstrap.managementKeyId}`,
-        '(ids: tokens other than public ones are stored hashed; "tessera keys list" lists the keys).',
-        '',
-      );
-    }
-    io.out(lines.join('\n'));
+    return;
   }
-
-  await stopped;
+  const processes = workers > 1 ? `, ${workers} worker processes` : '';
+  const lines = [
+    `Tessera ${packageVersion()} listening on ${url} (${storage}, region ${config.region}${processes})`,
+    '',
+    ...(urls.demo ? [`  Demo page             ${urls.demo}`] : []),
+    `  Ingestion endpoint    POST ${urls.ingestion}`,
+    `  CDN agent (ESM)       ${urls.cdn_esm}`,
+    `  CDN agent (script)    ${urls.cdn_iife}`,
+    `  Server API            ${urls.server_api}/v4/events  (Authorization: Bearer <secret key>)`,
+    '',
+  ];
+  if (firstStart) {
+    lines.push(
+      'First start: created a workspace, an environment and these API keys. The secret and Management API',
+      'keys are shown this once (they are stored hashed): keep them. "tessera keys create" makes new ones.',
+      ...createdKeyLines(bootstrap),
+      '',
+    );
+  } else {
+    lines.push(
+      `Using the existing data: public key ${bootstrap.publicKey}, secret key ${bootstrap.secretKeyId}, Management API key ${bootstrap.managementKeyId}`,
+      '(ids: tokens other than public ones are stored hashed; "tessera keys list" lists the keys).',
+      '',
+    );
+  }
+  io.out(lines.join('\n'));
 }

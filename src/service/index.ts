@@ -1,13 +1,14 @@
 /**
  * `createService(config)`: the Tessera identification service as a library. The CLI
- * (`tessera start`) is a thin layer over it.
+ * (`tessera start`) is a thin layer over it (with `--workers N`, over `prepareService` in the
+ * primary process and `createService` in each worker: cli/cluster.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import type * as IORedis from 'ioredis';
 import type { Redis } from 'ioredis';
 import { buildApp, buildOpsApp } from './app.js';
 import { type Bootstrap, ensureBootstrap } from './bootstrap.js';
-import { resolveConfig, type ServiceConfig } from './config.js';
+import { resolveConfig, type ResolvedConfig, type ServiceConfig } from './config.js';
 import type { ServiceContext } from './context.js';
 import { createExpressionEvaluator } from './filtering/expr/index.js';
 import { createIdentifier } from './identification/identifier.js';
@@ -19,7 +20,8 @@ import { createRateLimiter } from './rate-limiter.js';
 import { resolveMasterKey } from './master-key.js';
 import { assertKeysReadable } from './sealing/encryption-keys.js';
 import { redactUrl } from './store/database.js';
-import { openStore } from './store/index.js';
+import type { Warn } from './store/file-modes.js';
+import { openStore, type Engine, type Store } from './store/index.js';
 import { startWebhookWorker, type WebhookWorker } from './webhooks/worker.js';
 import { visitorTokenSecret } from './token-secret.js';
 
@@ -46,12 +48,36 @@ export interface Service {
   close(): Promise<void>;
 }
 
-export async function createService(config: ServiceConfig = {}): Promise<Service> {
-  const resolved = resolveConfig(config);
-  const logger = createLogger(resolved.logLevel, resolved.logDestination);
-  const warn = (message: string, details: Record<string, unknown>) => logger.warn(details, message);
-  const store = openStore({ dataDir: resolved.dataDir, databaseUrl: resolved.databaseUrl, warn });
-  let redis: Redis | undefined;
+/** How this process runs next to others (`tessera start --workers N`); the defaults suit one process. */
+export interface ServiceRole {
+  /**
+   * This process is a worker of `node:cluster` whose primary called `serveClusterRateLimits()`
+   * (rate-limiter.ts): without Redis, rate limits are counted in the primary, for all workers.
+   */
+  clusterWorker?: boolean;
+  /**
+   * Run the background jobs on their timer (default true). Of several processes on one
+   * database, one is enough; `jobs.runOnce()` works either way.
+   */
+  backgroundJobs?: boolean;
+}
+
+/** What a start leaves in the database and the data directory before it serves (prepare()). */
+interface Prepared {
+  store: Store;
+  masterKey: Uint8Array | undefined;
+  bootstrap: Bootstrap;
+  created: boolean;
+  tokenSecret: Uint8Array;
+}
+
+/**
+ * Migrates, creates or reads the master key, checks the encryption keys can be read, creates
+ * or reads the first-start records and the visitor-token secret. Each step is safe when
+ * several processes start together; the store stays open for the caller.
+ */
+async function prepare(resolved: ResolvedConfig, warn: Warn, poolSize?: number): Promise<Prepared> {
+  const store = openStore({ dataDir: resolved.dataDir, databaseUrl: resolved.databaseUrl, warn, poolSize });
   try {
     await store.migrate().catch((err: Error) => {
       throw new Error(`${store.location}: ${err.message}`);
@@ -59,6 +85,35 @@ export async function createService(config: ServiceConfig = {}): Promise<Service
     const masterKey = resolveMasterKey({ masterKey: resolved.masterKey, dataDir: resolved.dataDir, engine: store.engine });
     await assertKeysReadable({ store, masterKey });
     const { bootstrap, created } = await ensureBootstrap(store, { region: resolved.region, now: resolved.clock() });
+    const tokenSecret = await visitorTokenSecret(store, { dataDir: resolved.dataDir, warn });
+    return { store, masterKey, bootstrap, created, tokenSecret };
+  } catch (err) {
+    await store.destroy().catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * The one-time work of a start, without serving: what the primary process of `tessera start
+ * --workers N` does before it starts the workers, so that a first start creates (and reports)
+ * the keys once and the workers find everything in place.
+ */
+export async function prepareService(config: ServiceConfig = {}): Promise<{ bootstrap: Bootstrap; firstStart: boolean; engine: Engine }> {
+  const resolved = resolveConfig(config);
+  const logger = createLogger(resolved.logLevel, resolved.logDestination);
+  const { store, bootstrap, created } = await prepare(resolved, (message, details) => logger.warn(details, message), 2);
+  const engine = store.engine;
+  await store.destroy();
+  return { bootstrap, firstStart: created, engine };
+}
+
+export async function createService(config: ServiceConfig = {}, role: ServiceRole = {}): Promise<Service> {
+  const resolved = resolveConfig(config);
+  const logger = createLogger(resolved.logLevel, resolved.logDestination);
+  const warn = (message: string, details: Record<string, unknown>) => logger.warn(details, message);
+  const { store, masterKey, bootstrap, created, tokenSecret } = await prepare(resolved, warn);
+  let redis: Redis | undefined;
+  try {
     if (resolved.redisUrl) {
       redis = await connectRedis(resolved.redisUrl, logger);
     }
@@ -66,9 +121,9 @@ export async function createService(config: ServiceConfig = {}): Promise<Service
       config: resolved,
       store,
       clock: resolved.clock,
-      rateLimiter: createRateLimiter({ redis, keyPrefix: resolved.redisKeyPrefix }),
+      rateLimiter: createRateLimiter({ redis, keyPrefix: resolved.redisKeyPrefix, cluster: role.clusterWorker }),
       logger,
-      identifier: createIdentifier({ store, tokenSecret: await visitorTokenSecret(store, { dataDir: resolved.dataDir, warn }) }),
+      identifier: createIdentifier({ store, tokenSecret }),
       ruleEvaluator: createExpressionEvaluator({ warn: (message, expression) => logger.warn({ expression }, message) }),
       bootstrap,
       masterKey,
@@ -77,7 +132,7 @@ export async function createService(config: ServiceConfig = {}): Promise<Service
     };
     const app = await buildApp(ctx);
     const opsApp = resolved.opsPort === undefined ? undefined : await buildOpsApp(ctx);
-    const jobs = startBackgroundJobs(ctx);
+    const jobs = startBackgroundJobs(ctx, { timer: role.backgroundJobs ?? true });
     const webhooks = startWebhookWorker(ctx);
     let closed = false;
     const service: Service = {

@@ -1,10 +1,22 @@
 /**
- * Fixed-window request counters per bucket (e.g. one per API key): in process memory by
- * default, in Redis when several service processes must share them. Counters use wall-clock
- * time (the injected clock does not apply: the Redis TTLs could not follow it anyway).
+ * Fixed-window request counters per bucket (e.g. one per API key). Where they are kept:
+ * - in Redis when it is configured: shared by every process of every machine;
+ * - otherwise, in the workers of `tessera start --workers N`, in the primary process, asked
+ *   over the cluster's IPC channel (rate-limiter-flexible's RateLimiterCluster): shared by the
+ *   workers of that machine;
+ * - otherwise in this process's memory.
+ * Counters use wall-clock time (the injected clock does not apply: the Redis TTLs could not
+ * follow it anyway).
  */
 import type { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import {
+  RateLimiterCluster,
+  RateLimiterClusterMaster,
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -20,23 +32,35 @@ export interface RateLimiter {
   consume(bucket: string, points: number, windowSeconds: number): Promise<RateLimitDecision>;
 }
 
-export function createRateLimiter(opts: { redis?: Redis; keyPrefix: string }): RateLimiter {
+/** A worker's question unanswered this long (the primary is stuck) fails its request. */
+const CLUSTER_TIMEOUT_MS = 5000;
+
+/**
+ * `cluster`: this process is a cluster worker whose primary called `serveClusterRateLimits()`;
+ * without Redis, its counters are the primary's.
+ */
+export function createRateLimiter(opts: { redis?: Redis; keyPrefix: string; cluster?: boolean }): RateLimiter {
   const limiters = new Map<string, RateLimiterAbstract>();
   const limiterFor = (points: number, duration: number): RateLimiterAbstract => {
     const id = `${points}/${duration}`;
     let limiter = limiters.get(id);
     if (!limiter) {
       const keyPrefix = `${opts.keyPrefix}rl:${id}`;
-      // While Redis is unreachable each process counts in memory instead of failing requests.
-      limiter = opts.redis
-        ? new RateLimiterRedis({
-            storeClient: opts.redis,
-            keyPrefix,
-            points,
-            duration,
-            insuranceLimiter: new RateLimiterMemory({ keyPrefix, points, duration }),
-          })
-        : new RateLimiterMemory({ keyPrefix, points, duration });
+      if (opts.redis) {
+        // While Redis is unreachable each process counts in memory instead of failing requests.
+        limiter = new RateLimiterRedis({
+          storeClient: opts.redis,
+          keyPrefix,
+          points,
+          duration,
+          insuranceLimiter: new RateLimiterMemory({ keyPrefix, points, duration }),
+        });
+      } else if (opts.cluster) {
+        // The primary creates the same limiter for this prefix once; every worker counts in it.
+        limiter = new RateLimiterCluster({ keyPrefix, points, duration, timeoutMs: CLUSTER_TIMEOUT_MS });
+      } else {
+        limiter = new RateLimiterMemory({ keyPrefix, points, duration });
+      }
       limiters.set(id, limiter);
     }
     return limiter;
@@ -55,4 +79,9 @@ export function createRateLimiter(opts: { redis?: Redis; keyPrefix: string }): R
       }
     },
   };
+}
+
+/** In the cluster's primary process: keeps the counters of its workers' `cluster` rate limiters. */
+export function serveClusterRateLimits(): void {
+  new RateLimiterClusterMaster();
 }

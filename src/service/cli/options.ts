@@ -20,6 +20,7 @@ export interface OptionSpec {
 export const SERVICE_OPTIONS: OptionSpec[] = [
   { flag: 'port', short: 'p', env: 'TESSERA_PORT', kind: 'integer', defaultText: String(DEFAULT_CONFIG.port), help: 'HTTP port (0 picks a free port)', config: 'port' },
   { flag: 'host', env: 'TESSERA_HOST', kind: 'string', defaultText: DEFAULT_CONFIG.host, help: 'interface to listen on (0.0.0.0 for all)', config: 'host' },
+  { flag: 'workers', env: 'TESSERA_WORKERS', kind: 'integer', help: 'start: service processes sharing the port and the database (node:cluster); 1 runs the service in this process alone (default: the number of CPU cores)' },
   { flag: 'data-dir', env: 'TESSERA_DATA_DIR', kind: 'string', defaultText: DEFAULT_CONFIG.dataDir, help: 'directory of the embedded SQLite database', config: 'dataDir' },
   { flag: 'database-url', env: 'DATABASE_URL', kind: 'string', help: 'postgres://user:pass@host:5432/db: use PostgreSQL instead of SQLite (several instances may share it)', config: 'databaseUrl' },
   { flag: 'redis-url', env: 'REDIS_URL', kind: 'string', help: 'redis://host:6379: keep rate-limit counters in Redis, shared by all instances', config: 'redisUrl' },
@@ -34,7 +35,7 @@ export const SERVICE_OPTIONS: OptionSpec[] = [
   { flag: 'webhook-ca-file', env: 'TESSERA_WEBHOOK_CA_FILE', kind: 'string', help: 'PEM file of extra CA certificates trusted for webhook receivers', config: 'webhookCaFile' },
   { flag: 'webhook-retention-days', env: 'TESSERA_WEBHOOK_RETENTION_DAYS', kind: 'integer', defaultText: String(DEFAULT_CONFIG.webhookRetentionDays), help: 'delivered and failed webhook deliveries (and their attempts) are deleted this many days after their last attempt', config: 'webhookRetentionDays' },
   { flag: 'request-timeout-ms', env: 'TESSERA_REQUEST_TIMEOUT_MS', kind: 'integer', defaultText: String(DEFAULT_CONFIG.requestTimeoutMs), help: 'a request (headers and body) must arrive within this many milliseconds', config: 'requestTimeoutMs' },
-  { flag: 'max-connections', env: 'TESSERA_MAX_CONNECTIONS', kind: 'integer', defaultText: String(DEFAULT_CONFIG.maxConnections), help: 'open connections at most; more are refused', config: 'maxConnections' },
+  { flag: 'max-connections', env: 'TESSERA_MAX_CONNECTIONS', kind: 'integer', defaultText: String(DEFAULT_CONFIG.maxConnections), help: 'open connections at most (per worker); more are refused', config: 'maxConnections' },
   { flag: 'ops-port', env: 'TESSERA_OPS_PORT', kind: 'integer', help: 'serve /health, /ready and /metrics on this separate port (default: /metrics only to loopback clients of the main port)', config: 'opsPort' },
   { flag: 'ops-host', env: 'TESSERA_OPS_HOST', kind: 'string', defaultText: DEFAULT_CONFIG.opsHost, help: 'interface of the ops listener', config: 'opsHost' },
   { flag: 'demo', env: 'TESSERA_DEMO', kind: 'boolean', help: 'serve the demo page at / and its /demo/events route, which lists recent events without a key (default: only when --host is loopback)', config: 'demo' },

@@ -10,10 +10,14 @@
  *   connected, or lost until it reconnects) nothing is cached at all.
  * - SQLite: `PRAGMA data_version` changes on this connection whenever another connection
  *   (another process, the CLI) commits; reading it is a function call, not I/O, so it is checked
- *   before trusting any cache entry. Exact: no delay.
+ *   before trusting any cache entry. When it changed, the counter that triggers increment on
+ *   every write to a cached table (migration 010) says whether that commit touched one: other
+ *   workers' commits of events and visits, nearly all of them, leave the caches alone. Exact:
+ *   no delay.
  *
  * Writes made through this store invalidate its caches themselves (`recordChange`).
  */
+import { CACHE_GENERATION_TABLE } from './migrations/011-cache-generation.js';
 import { requireOptional } from './optional-dependency.js';
 import type { Database } from './schema.js';
 import type SQLite from 'better-sqlite3';
@@ -36,13 +40,28 @@ export function sqliteChangeFeed(sqlite: SQLite.Database): ChangeFeed {
   // every cached read (twice per identification).
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
   const version = () => dataVersion.get() as number;
-  let seen = version();
+  // The counter of changes to cached tables (migration 010); until it exists, every commit elsewhere counts.
+  let generationQuery: SQLite.Statement | undefined;
+  const generation = (): number | undefined => {
+    try {
+      generationQuery ??= sqlite.prepare(`select generation from ${CACHE_GENERATION_TABLE} where id = 1`).pluck();
+      return generationQuery.get() as number | undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  let seenVersion = version();
+  let seenGeneration = generation();
   return {
     changedElsewhere() {
       if (!sqlite.open) return true;
       const now = version();
-      if (now === seen) return false;
-      seen = now;
+      if (now === seenVersion) return false;
+      seenVersion = now;
+      // Another connection committed: its events and visits leave the caches valid.
+      const current = generation();
+      if (current !== undefined && current === seenGeneration) return false;
+      seenGeneration = current;
       return true;
     },
     onChange() {},

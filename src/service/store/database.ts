@@ -5,12 +5,13 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import type Pg from 'pg';
 import { postgresChangeFeed, sqliteChangeFeed, type ChangeFeed } from './change-feed.js';
 import { ensurePrivateDir, ensurePrivateFile, type Warn } from './file-modes.js';
 import { requireOptional } from './optional-dependency.js';
 import { migrationProvider } from './migrations/index.js';
+import { BUSY_TIMEOUT_MS, SqliteWriterDialect } from './sqlite-writer.js';
 import type { Database } from './schema.js';
 import { BACKSTOP_CHECKPOINT_PAGES, startWalCheckpointer } from './wal-checkpointer.js';
 
@@ -77,7 +78,9 @@ export function openDatabase(opts: { dataDir: string; databaseUrl?: string; pool
   sqlite.pragma('journal_mode = WAL');
   // WAL + NORMAL is durable across application crashes; only a power loss can lose the last commits.
   sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('busy_timeout = 5000');
+  // Several processes may share the file (--workers, the CLI): a statement waits this long for
+  // another's write lock; transactions wait for it without blocking the event loop (sqlite-writer.ts).
+  sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   sqlite.pragma('foreign_keys = ON');
   // Each identification touches pages all over the event indexes: memory-mapped reads (no read
   // syscall per page) keep that cheap on a large database. The page cache stays small (8 MiB):
@@ -94,7 +97,7 @@ export function openDatabase(opts: { dataDir: string; databaseUrl?: string; pool
   const database = withStatementCache(sqlite);
   return {
     db: new Kysely<Database>({
-      dialect: new SqliteDialect({
+      dialect: new SqliteWriterDialect({
         database: {
           ...database,
           close: () => {

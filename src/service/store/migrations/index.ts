@@ -13,6 +13,7 @@ import * as encryptionKeys from './007-encryption-keys.js';
 import * as webhooks from './008-webhooks.js';
 import * as searchColumns from './009-search-columns.js';
 import * as deliveryEventIndex from './010-delivery-event-index.js';
+import * as cacheGeneration from './011-cache-generation.js';
 
 export const migrations: Record<string, Migration> = {
   '001-core': core,
@@ -25,6 +26,7 @@ export const migrations: Record<string, Migration> = {
   '008-webhooks': webhooks,
   '009-search-columns': searchColumns,
   '010-delivery-event-index': deliveryEventIndex,
+  '011-cache-generation': cacheGeneration,
 };
 
 export const migrationProvider: MigrationProvider = {
