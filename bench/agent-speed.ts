@@ -4,22 +4,29 @@
  * response), and of a cached `get()`, next to the open-source peer's `FingerprintJS.load()` +
  * `get()` measured in the same run. Each cold run is a fresh browser context (empty storage);
  * times are taken inside the page with performance.now(), script download excluded for both.
+ * Then the cost of each signal source, measured alone in fresh pages by a bench-only bundle
+ * (bench/agent-source-costs.ts; the production bundle carries no timing code).
  */
 import { cpus, loadavg } from 'node:os';
 import { startTestService } from '../test/helpers/test-service.js';
 import { launchChromium } from '../e2e/helpers/chromium.js';
 import { startPageServer } from '../e2e/agent/helpers/page-server.js';
+import { buildSourcesBundle } from '../e2e/agent/helpers/sources-bundle.js';
+import { measureSourceCosts } from './agent-source-costs.js';
 import { writeBenchOutput } from './bench-output.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const CACHED_GETS = 200;
+const SOURCE_RUNS = Number(process.env.BENCH_SOURCE_RUNS ?? 7);
+// Sources cheaper than this (median, main thread and value alike) are summed in one row.
+const CHEAP_MS = 0.3;
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
-const [svc, site, browser] = await Promise.all([startTestService(), startPageServer(), launchChromium()]);
+const [svc, site, browser, sourcesBundle] = await Promise.all([startTestService(), startPageServer(), launchChromium(), buildSourcesBundle()]);
 try {
   type W = { loaded?: boolean; Tessera: any; FingerprintJS: any };
   const inFreshPage = async <T>(load: string, fn: (arg: { url: string; key: string; gets: number }) => Promise<T>): Promise<T> => {
@@ -71,7 +78,17 @@ try {
       }),
     );
 
+  // One warm-up page, as for the timed runs.
+  const sourceCosts = await measureSourceCosts(browser, `${site.origin}/bench?load=none`, sourcesBundle, SOURCE_RUNS + 1);
+  const perSource = Object.entries(sourceCosts)
+    .map(([name, c]) => ({ name, sync: median(c.sync.slice(1)), value: median(c.value.slice(1)) }))
+    .sort((a, b) => b.value - a.value);
+
   const ms = (n: number) => n.toFixed(n < 1 ? 3 : 1) + ' ms';
+  const ms1 = (n: number) => n.toFixed(1) + ' ms';
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  const costly = perSource.filter((s) => s.value >= CHEAP_MS);
+  const cheap = perSource.filter((s) => s.value < CHEAP_MS);
   const figures = {
     runs: RUNS,
     tessera_start_get_median_ms: median(ours),
@@ -82,6 +99,9 @@ try {
     tessera_cached_get_ms: median(cached),
     tessera_signals_median_ms: median(signalsPart),
     tessera_request_median_ms: median(requestPart),
+    source_runs: SOURCE_RUNS,
+    sources_main_thread_sum_ms: sum(perSource.map((s) => s.sync)),
+    sources_value_sum_ms: sum(perSource.map((s) => s.value)),
   };
   const markdown = [
     `| measure (headless Chromium, ${RUNS} fresh contexts each) | median | best |`,
@@ -93,10 +113,18 @@ try {
     `| Tessera / peer | ${figures.ratio.toFixed(2)} (target at most 0.50) | ${(figures.tessera_start_get_min_ms / figures.peer_load_get_min_ms).toFixed(2)} |`,
     `| Tessera cached get() (agent memory, mean of ${CACHED_GETS}, median of 3 pages) | ${ms(figures.tessera_cached_get_ms)} (target under 1 ms) | |`,
     '',
+    `Cost of each signal source, called alone and in \`SOURCES\` order in ${SOURCE_RUNS} fresh pages (median; a once-per-page cost falls on the first source that pays it):`,
+    '',
+    '| source | main thread | until its value |',
+    '|---|---|---|',
+    ...costly.map((s) => `| ${s.name} | ${ms1(s.sync)} | ${ms1(s.value)} |`),
+    `| the other ${cheap.length} sources, together | ${ms1(sum(cheap.map((s) => s.sync)))} | ${ms1(sum(cheap.map((s) => s.value)))} |`,
+    `| all ${perSource.length} sources, one after the other | ${ms1(figures.sources_main_thread_sum_ms)} | ${ms1(figures.sources_value_sum_ms)} |`,
+    '',
     `Machine load average while measuring: ${loadavg()[0]!.toFixed(1)} (${cpus().length} cores); medians move a lot on a busy machine.`,
   ].join('\n');
   console.log(markdown);
-  writeBenchOutput({ name: 'agent-speed', title: 'Agent speed', markdown, figures: { ...figures, ours, peer, cached } });
+  writeBenchOutput({ name: 'agent-speed', title: 'Agent speed', markdown, figures: { ...figures, ours, peer, cached, per_source: perSource } });
 } finally {
   await browser.close();
   await site.close();

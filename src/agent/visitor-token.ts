@@ -4,6 +4,8 @@ import { safe, within } from './safe.js';
 const YEAR_SECONDS = 31536000;
 const IDB_READ_MS = 300;
 
+const isToken = (v: unknown): v is string => typeof v == 'string' && !!v;
+
 /**
  * The visitor token the service issues, kept under `<prefix>t` in a first-party cookie,
  * localStorage and IndexedDB (database `<prefix>db`). Reading takes the first one that
@@ -36,9 +38,18 @@ export function visitorTokenStore(prefix: string) {
 
   return {
     async read(): Promise<string | undefined> {
-      const found = await Promise.all(stores.map(([r]) => safe(r)));
-      const token = found.find((v): v is string => typeof v == 'string' && !!v);
-      if (token) void write(token, found);
+      const reads = stores.map(([r]) => safe(r));
+      const found = await Promise.all(reads.slice(0, 2));
+      // The cookie and localStorage answer at once. When either holds the token, IndexedDB (last
+      // in order, several tasks away) cannot change the choice: get() does not wait for it, and
+      // it is checked and repaired once it answers.
+      const fast = found.find(isToken);
+      found[2] = fast || (await reads[2]);
+      const token = found.find(isToken);
+      if (token) {
+        void write(token, found);
+        if (fast) void reads[2]!.then((v): unknown => v !== token && write(token, [token, token]));
+      }
       return token;
     },
     write: (token: string) => write(token),

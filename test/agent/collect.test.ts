@@ -1,5 +1,5 @@
 import { afterEach, expect, test } from 'vitest';
-import { collectSignals } from '../../src/agent/collect.js';
+import { collectSignals, SLICE_MS } from '../../src/agent/collect.js';
 import { SOURCES } from '../../src/agent/signals/index.js';
 
 const w = window as unknown as Record<string, unknown>;
@@ -36,4 +36,35 @@ test('a source that never finishes is cut off at its time bound', async () => {
   const { signals, errors } = await collectSignals();
   expect(errors.audio).toBe('timeout');
   expect(signals.math).toBeTypeOf('string');
+});
+
+test('long synchronous work is cut into slices with a task between them; every source still reports', async () => {
+  const busy = (ms: number) => {
+    const t = performance.now();
+    while (performance.now() - t < ms);
+  };
+  const original = { math: SOURCES.math, plugins: SOURCES.plugins };
+  const Real = globalThis.MessageChannel;
+  let yields = 0;
+  globalThis.MessageChannel = class extends Real {
+    constructor() {
+      super();
+      yields++;
+    }
+  };
+  SOURCES.math = () => (busy(SLICE_MS * 2), 'slow');
+  SOURCES.plugins = () => {
+    busy(SLICE_MS * 2);
+    throw new Error('broken');
+  };
+  try {
+    const { signals, errors } = await collectSignals();
+    expect(yields).toBeGreaterThanOrEqual(2);
+    expect(signals.math).toBe('slow');
+    expect(errors.plugins).toBe('error');
+    for (const name of Object.keys(SOURCES)) expect(name in signals !== name in errors, name).toBe(true);
+  } finally {
+    globalThis.MessageChannel = Real;
+    Object.assign(SOURCES, original);
+  }
 });

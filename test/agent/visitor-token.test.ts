@@ -19,6 +19,30 @@ afterEach(async () => {
   vi.restoreAllMocks();
 });
 
+/**
+ * An in-memory IndexedDB, just enough for idb-keyval, whose every request answers after
+ * `delay` ms (a real one is several tasks away). `data` is what it holds.
+ */
+function fakeIndexedDB(delay: number) {
+  const data = new Map<unknown, unknown>();
+  const request = (result: () => unknown) => {
+    const r: { result?: unknown; onsuccess?: () => void } = {};
+    setTimeout(() => {
+      r.result = result();
+      r.onsuccess?.();
+    }, delay);
+    return r;
+  };
+  const objectStore = () => ({
+    get: (k: unknown) => request(() => data.get(k)),
+    put: (v: unknown, k: unknown) => data.set(k, v),
+    transaction: request(() => undefined),
+  });
+  const db = { transaction: () => ({ objectStore }) };
+  (globalThis as { indexedDB?: unknown }).indexedDB = { open: () => request(() => db) };
+  return data;
+}
+
 const get = (storageKeyPrefix?: string) => start({ apiKey: 'k', endpoints: withoutDefault(stub.url), storageKeyPrefix }).get();
 
 describe('visitor token storage', () => {
@@ -87,6 +111,41 @@ describe('visitor token storage', () => {
       delete (document as { cookie?: string }).cookie;
     }
     expect(stub.requests[1]!.token).toBe('tok-1');
+  });
+
+  describe('with IndexedDB', () => {
+    const IDB_DELAY_MS = 100; // open + get: 200 ms, within the read bound of 300 ms
+    let idb: Map<unknown, unknown>;
+    beforeEach(() => {
+      idb = fakeIndexedDB(IDB_DELAY_MS);
+    });
+    afterEach(() => {
+      delete (globalThis as { indexedDB?: unknown }).indexedDB;
+    });
+
+    test('a token in localStorage is read without waiting for IndexedDB, which is repaired once it answers', async () => {
+      localStorage.setItem('_vid_t', 'tok-ls');
+      const t0 = Date.now();
+      expect(await visitorTokenStore('_vid_').read()).toBe('tok-ls');
+      expect(Date.now() - t0).toBeLessThan(IDB_DELAY_MS);
+      expect(cookie('_vid_t')).toBe('tok-ls');
+      await vi.waitFor(() => expect(idb.get('_vid_t')).toBe('tok-ls'), { timeout: 10 * IDB_DELAY_MS });
+    });
+
+    test('a token only in IndexedDB is waited for, and restores the cookie and localStorage', async () => {
+      idb.set('_vid_t', 'tok-idb');
+      expect(await visitorTokenStore('_vid_').read()).toBe('tok-idb');
+      expect(cookie('_vid_t')).toBe('tok-idb');
+      expect(localStorage.getItem('_vid_t')).toBe('tok-idb');
+    });
+
+    test('the cookie wins over a different token in IndexedDB, which is overwritten', async () => {
+      idb.set('_vid_t', 'tok-old');
+      document.cookie = '_vid_t=tok-new;path=/';
+      expect(await visitorTokenStore('_vid_').read()).toBe('tok-new');
+      await vi.waitFor(() => expect(idb.get('_vid_t')).toBe('tok-new'), { timeout: 10 * IDB_DELAY_MS });
+      expect(localStorage.getItem('_vid_t')).toBe('tok-new');
+    });
   });
 
   test('nothing stored: no token is sent', async () => {

@@ -5,7 +5,8 @@
  * `?load=iife` (default) loads the IIFE build with a script tag, `?load=esm` imports the ESM
  * build, `?load=cdn-iife&svc=<url>&key=<key>` loads the service's CDN route, and
  * `?load=peer` loads the open-source peer (@fingerprintjs/fingerprintjs, global
- * `FingerprintJS`) for benchmarks. A page sets `window.loaded = true` once its script is there.
+ * `FingerprintJS`) for benchmarks, and `?load=none` no script. A page sets
+ * `window.loaded = true` once its script is there.
  */
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -21,7 +22,9 @@ function page(url: URL): string {
   const svc = url.searchParams.get('svc');
   const key = url.searchParams.get('key');
   const body =
-    load === 'peer'
+    load === 'none'
+      ? `<script>window.loaded = true;</script>`
+      : load === 'peer'
       ? `<script src="/peer/fp.min.js"></script><script>window.loaded = typeof FingerprintJS == 'object';</script>`
       : load === 'esm'
       ? `<script type="module">import * as T from '/dist/agent.esm.js'; window.Tessera = T; window.loaded = true;</script>`

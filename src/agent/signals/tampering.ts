@@ -1,4 +1,4 @@
-import { renderCanvas } from './canvas.js';
+import { renderCanvas, takeGeometry } from './canvas.js';
 
 // Built-ins that anti-fingerprinting tools and spoofing scripts replace: Class.member.
 const NATIVES = (
@@ -18,7 +18,8 @@ export const tampering = () => {
   const ua = osOf(navigator.userAgent);
   const others = [navigator.platform, (navigator as { userAgentData?: { platform: string } }).userAgentData?.platform].map(osOf);
   return {
-    canvas_mismatch: renderCanvas(false) !== renderCanvas(false),
+    // Two drawings of the same picture differ only when something noises canvas reading.
+    canvas_mismatch: (takeGeometry() ?? renderCanvas(false)) !== renderCanvas(false),
     ua_platform_mismatch: !!ua && others.some((o) => o && o != ua),
     overridden_natives: NATIVES.filter((name) => {
       const [cls, member] = name.split('.') as [string, string];
