@@ -3,7 +3,8 @@
  *
  * 1. Filtering rules: identification throughput at saturation and server CPU per
  *    identification with no rules vs 10 enabled rules of realistic shape that do not match,
- *    in BENCH_ROUNDS (3) interleaved rounds of each (median rate; CPU pooled over the rounds),
+ *    in BENCH_ROUNDS (3) rounds of both, in alternating order (A B, B A, ...: the database grows
+ *    with every load), median rate, CPU pooled over the rounds,
  *    and a micro-benchmark of one warm rule evaluation (the service's evaluator, compiled,
  *    with varied requests). Targets: at most 5% drop; median evaluation at most 20 µs.
  * 2. Management API reads: p50/p99 of `GET /api-keys`, `GET /filtering-rules` and
@@ -369,30 +370,49 @@ async function runEngine(engine: Engine, receiver: ReceiverProcess) {
 
     const say = (label: string, r: LoadResult) => console.error(`  ${label}: ${Math.round(r.rps)}/s, ${r.cpuMsPerRequest.toFixed(3)} ms CPU/request, p99 ${r.p99} ms, ${r.non2xx} non-2xx, ${r.errors} errors`);
     const mgmt: Record<string, Awaited<ReturnType<typeof openLoopGets>>> = {};
-    // 1. Filtering rules: rounds without and with the 10 rules, interleaved.
+    // The database grows with every load, which makes later loads slower: each round runs its
+    // two conditions in alternating order (A B, B A, A B, ...), so neither is always the later one.
+    const inAlternatingOrder = async (round: number, a: () => Promise<void>, b: () => Promise<void>) => {
+      if (round % 2 === 1) {
+        await a();
+        await b();
+      } else {
+        await b();
+        await a();
+      }
+    };
+
+    // 1. Filtering rules: rounds without and with the 10 rules.
     const noRules: LoadResult[] = [];
     const withRules: LoadResult[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
-      noRules.push(await profiled(`${engine}-no-rules-${round}`, () => load(endpoint, payloads)));
-      say(`round ${round}, no rules`, noRules.at(-1)!);
-      const created = [];
-      for (const rule of RULES) created.push(await client.createFilteringRule({ name: rule.name, expression: rule.expression, action: 'deny', environment: environmentId }));
-      withRules.push(await profiled(`${engine}-rules-${round}`, () => load(endpoint, payloads)));
-      say(`round ${round}, 10 rules`, withRules.at(-1)!);
-      if (round === ROUNDS) {
-        // 2. Management API reads, while the 10 rules exist.
-        const mgmtHeaders = { authorization: `Bearer ${managementKey}`, 'x-api-version': '2025-11-20' };
-        for (const path of ['/api-keys', '/filtering-rules', `/environments/${environmentId}`]) {
-          mgmt[path] = await openLoopGets(`${base}${path}`, mgmtHeaders, MGMT_RATE, MGMT_DURATION_S);
-          console.error(`  GET ${path}: p50 ${mgmt[path].p50.toFixed(2)} ms, p99 ${mgmt[path].p99.toFixed(2)} ms, ${mgmt[path].non200} non-200`);
-        }
-      }
-      for (const rule of created) await client.deleteFilteringRule(rule.id);
+      await inAlternatingOrder(
+        round,
+        async () => {
+          noRules.push(await profiled(`${engine}-no-rules-${round}`, () => load(endpoint, payloads)));
+          say(`round ${round}, no rules`, noRules.at(-1)!);
+        },
+        async () => {
+          const created = [];
+          for (const rule of RULES) created.push(await client.createFilteringRule({ name: rule.name, expression: rule.expression, action: 'deny', environment: environmentId }));
+          withRules.push(await profiled(`${engine}-rules-${round}`, () => load(endpoint, payloads)));
+          say(`round ${round}, 10 rules`, withRules.at(-1)!);
+          if (round === ROUNDS) {
+            // 2. Management API reads, while the 10 rules exist.
+            const mgmtHeaders = { authorization: `Bearer ${managementKey}`, 'x-api-version': '2025-11-20' };
+            for (const path of ['/api-keys', '/filtering-rules', `/environments/${environmentId}`]) {
+              mgmt[path] = await openLoopGets(`${base}${path}`, mgmtHeaders, MGMT_RATE, MGMT_DURATION_S);
+              console.error(`  GET ${path}: p50 ${mgmt[path].p50.toFixed(2)} ms, p99 ${mgmt[path].p99.toFixed(2)} ms, ${mgmt[path].non200} non-200`);
+            }
+          }
+          for (const rule of created) await client.deleteFilteringRule(rule.id);
+        },
+      );
     }
 
-    // 3. Webhooks: rounds without and with one verified webhook, interleaved. A round with the
-    // webhook lasts until its outbox is drained: the sustained rate counts the drain time and
-    // its CPU, so a worker that falls behind during the load is not a hidden cost.
+    // 3. Webhooks: rounds without and with one verified webhook (disabled / enabled). A round
+    // with the webhook lasts until its outbox is drained: the sustained rate counts the drain
+    // time and its CPU, so a worker that falls behind during the load is not a hidden cost.
     const webhook = await client.createWebhook({ url: receiver.url, environment: environmentId, description: 'bench receiver' });
     const verification = await client.verifyWebhook(webhook.id);
     await receiver.take();
@@ -400,36 +420,45 @@ async function runEngine(engine: Engine, receiver: ReceiverProcess) {
     const withWebhook: (LoadResult & { backlog: number; drainMs: number; sustainedRps: number; cpuMsPerRequestInclDrain: number })[] = [];
     let saturationDeliveries = 0;
     for (let round = 1; round <= ROUNDS; round++) {
-      await client.updateWebhook(webhook.id, { status: 'disabled' });
-      noWebhook.push(await profiled(`${engine}-no-webhook-${round}`, () => load(endpoint, payloads)));
-      say(`round ${round}, no webhook`, noWebhook.at(-1)!);
-      await client.updateWebhook(webhook.id, { status: 'enabled' });
-      const measured = await profiled(`${engine}-webhook-${round}`, async () => {
-        const r = await load(endpoint, payloads);
-        const drainStarted = Date.now();
-        const drainCpu = process.cpuUsage();
-        const backlog = await pendingDeliveries(service.ctx.store);
-        let left = backlog;
-        while (left > 0 && Date.now() - drainStarted < DRAIN_LIMIT_MS) {
-          await sleep(100);
-          left = await pendingDeliveries(service.ctx.store);
-        }
-        if (left > 0) throw new Error(`the outbox did not drain within ${DRAIN_LIMIT_MS / 1000} s (${left} pending)`);
-        const drainMs = Date.now() - drainStarted;
-        const used = process.cpuUsage(drainCpu);
-        const drainCpuMs = (used.user + used.system) / 1000;
-        return {
-          ...r,
-          backlog,
-          drainMs,
-          sustainedRps: r.requests / (DURATION_S + drainMs / 1000),
-          cpuMsPerRequestInclDrain: (r.cpuMs + drainCpuMs) / Math.max(1, r.requests),
-        };
-      });
-      withWebhook.push(measured);
-      saturationDeliveries += (await receiver.take()).latencies.length;
-      say(`round ${round}, 1 webhook (outbox ${measured.backlog} at the end, drained in ${(measured.drainMs / 1000).toFixed(1)} s; sustained ${Math.round(measured.sustainedRps)}/s)`, measured);
+      await inAlternatingOrder(
+        round,
+        async () => {
+          await client.updateWebhook(webhook.id, { status: 'disabled' });
+          noWebhook.push(await profiled(`${engine}-no-webhook-${round}`, () => load(endpoint, payloads)));
+          say(`round ${round}, no webhook`, noWebhook.at(-1)!);
+        },
+        async () => {
+          await client.updateWebhook(webhook.id, { status: 'enabled' });
+          const measured = await profiled(`${engine}-webhook-${round}`, async () => {
+            const r = await load(endpoint, payloads);
+            const drainStarted = Date.now();
+            const drainCpu = process.cpuUsage();
+            const backlog = await pendingDeliveries(service.ctx.store);
+            let left = backlog;
+            while (left > 0 && Date.now() - drainStarted < DRAIN_LIMIT_MS) {
+              await sleep(100);
+              left = await pendingDeliveries(service.ctx.store);
+            }
+            if (left > 0) throw new Error(`the outbox did not drain within ${DRAIN_LIMIT_MS / 1000} s (${left} pending)`);
+            const drainMs = Date.now() - drainStarted;
+            const used = process.cpuUsage(drainCpu);
+            const drainCpuMs = (used.user + used.system) / 1000;
+            return {
+              ...r,
+              backlog,
+              drainMs,
+              sustainedRps: r.requests / (DURATION_S + drainMs / 1000),
+              cpuMsPerRequestInclDrain: (r.cpuMs + drainCpuMs) / Math.max(1, r.requests),
+            };
+          });
+          withWebhook.push(measured);
+          saturationDeliveries += (await receiver.take()).latencies.length;
+          say(`round ${round}, 1 webhook (outbox ${measured.backlog} at the end, drained in ${(measured.drainMs / 1000).toFixed(1)} s; sustained ${Math.round(measured.sustainedRps)}/s)`, measured);
+        },
+      );
     }
+    // The half-rate run below needs the webhook on.
+    await client.updateWebhook(webhook.id, { status: 'enabled' });
 
     // Half of the maximum rate measured with the webhook (the configuration under test; half
     // of the no-webhook maximum can exceed what the service sustains with one), open loop.
@@ -546,7 +575,7 @@ async function main(): Promise<void> {
   const markdown = [
     `Identification loads: autocannon in a child process, ${CONNECTIONS} connections, ${DURATION_S} s each (after a 3 s warm-up), returning visits of ${BROWSERS.toLocaleString('en')} simulated browsers ` +
       `(bench/accuracy population, token attached, Origin header set); a fresh database per engine. "CPU per id." is the service process's CPU time (process.cpuUsage) per identification during the load, ` +
-      `less disturbed by other work on the machine than the rates. The no-rules load runs before and after the rules load (the database grows); the rules drop is against their mean. ` +
+      `less disturbed by other work on the machine than the rates. Each round runs its two conditions in alternating order (the database grows with every load); rates are medians of the rounds, CPU is pooled over them. ` +
       `Webhook receiver: HTTPS (self-signed, openssl) in its own process; latency = arrival - the event's \`timestamp\`. ` +
       `Load average (1/5/15 min) at start ${la(loadAtStart)}, at end ${la(loadAtEnd)}, on ${availableParallelism()} cores.`,
     '',
