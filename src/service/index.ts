@@ -19,6 +19,7 @@ import { createRateLimiter } from './rate-limiter.js';
 import { resolveMasterKey } from './master-key.js';
 import { assertKeysReadable } from './sealing/encryption-keys.js';
 import { redactUrl } from './store/database.js';
+import { maintainEventPartitions } from './store/events.js';
 import { openStore } from './store/index.js';
 import { startWebhookWorker, type WebhookWorker } from './webhooks/worker.js';
 import { visitorTokenSecret } from './token-secret.js';
@@ -56,6 +57,11 @@ export async function createService(config: ServiceConfig = {}): Promise<Service
     await store.migrate().catch((err: Error) => {
       throw new Error(`${store.location}: ${err.message}`);
     });
+    // PostgreSQL: the partitions of events for today and the week ahead (the background job
+    // keeps them ahead). Not fatal: until they exist the DEFAULT partition takes the events.
+    await maintainEventPartitions(store, resolved.clock()).catch((err: unknown) =>
+      logger.warn({ err }, 'could not create the event partitions of the days ahead; the background job will retry'),
+    );
     const masterKey = resolveMasterKey({ masterKey: resolved.masterKey, dataDir: resolved.dataDir, engine: store.engine });
     await assertKeysReadable({ store, masterKey });
     const { bootstrap, created } = await ensureBootstrap(store, { region: resolved.region, now: resolved.clock() });
