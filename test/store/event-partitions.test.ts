@@ -62,7 +62,7 @@ describe('partitioned events (postgres)', () => {
       (await sql<{ name: string }>`select indexname as name from pg_indexes where tablename = ${table} order by 1`.execute(db)).rows.map((r) => r.name);
     const parent = await indexes('events');
     expect(parent).toContain('events_pkey');
-    expect(parent).toHaveLength(8);
+    expect(parent).toHaveLength(7);
     expect(await indexes('events_p20260115')).toEqual(parent.map((name) => `${name}_p20260115`).sort());
     expect(await indexes(DEFAULT_PARTITION)).toEqual(parent.map((name) => `${name}_default`).sort());
     // Running the upkeep again changes nothing.
