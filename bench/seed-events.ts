@@ -45,7 +45,7 @@ export async function seedEvents(
 ): Promise<{ visitors: string[]; eventIds: string[] }> {
   const db = kyselyOf(service.ctx.store);
   const { workspaceId, environmentId } = service.bootstrap;
-  // PostgreSQL: the day partitions of the seeded span, as a service running through those days
+  // PostgreSQL: the partitions of the seeded span, as a service running through those days
   // would have made them (otherwise every seeded event would sit in the DEFAULT partition).
   for (let day = SEED_NOW - SPAN; day < SEED_NOW; day += 7 * DAY) await maintainEventPartitions(service.ctx.store, day);
   const visitors = Array.from({ length: VISITORS }, () => randomString(20));

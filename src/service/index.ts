@@ -57,7 +57,7 @@ export async function createService(config: ServiceConfig = {}): Promise<Service
     await store.migrate().catch((err: Error) => {
       throw new Error(`${store.location}: ${err.message}`);
     });
-    // PostgreSQL: the partitions of events for today and the week ahead (the background job
+    // PostgreSQL: the partitions of events for this week and the weeks ahead (the background job
     // keeps them ahead). Not fatal: until they exist the DEFAULT partition takes the events.
     await maintainEventPartitions(store, resolved.clock()).catch((err: unknown) =>
       logger.warn({ err }, 'could not create the event partitions of the days ahead; the background job will retry'),

@@ -22,7 +22,7 @@ describe.each(ENGINES)('search indexes (%s)', (engine) => {
     t = await startTestService({ engine, clock: manualClock().now });
     const db = kyselyOf(t.service.ctx.store);
     const ids = { workspaceId: t.workspaceId, environmentId: t.environmentId };
-    // PostgreSQL: the day partitions of those 23 days, as a service running then made them.
+    // PostgreSQL: the partitions of those 23 days, as a service running then made them.
     for (let day = T0 - 30 * DAY; day < T0; day += 7 * DAY) await maintainEventPartitions(t.service.ctx.store, day);
     for (let n = 0; n < EVENTS; n += 500) {
       const rows = Array.from({ length: 500 }, (_, i) => {

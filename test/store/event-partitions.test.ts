@@ -1,19 +1,20 @@
 /**
  * PostgreSQL's partitioned events (migration 010, store/event-partitions.ts) on a real server:
- * the partitions a start makes, where events land, retention dropping whole days and deleting
- * rows only where a day straddles the cutoff, several processes at once, and the migration of
+ * the partitions a start makes, where events land, retention dropping whole weeks and deleting
+ * rows only where a week straddles the cutoff, several processes at once, and the migration of
  * a database that already holds events.
  */
 import { Migrator, sql, type Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { purgeExpiredEvents } from '../../src/service/jobs/retention.js';
 import {
-  dayPartitionName,
   DEFAULT_PARTITION,
   LEGACY_PARTITION,
   listEventPartitions,
-  PARTITIONS_AHEAD_DAYS,
-  startOfUtcDay,
+  PARTITION_SPAN_MS,
+  PARTITIONS_AHEAD,
+  partitionName,
+  partitionStart,
 } from '../../src/service/store/event-partitions.js';
 import { countEvents, eventColumns, getEventPayload, insertEvent, maintainEventPartitions } from '../../src/service/store/events.js';
 import { kyselyOf, openStore, type Store } from '../../src/service/store/index.js';
@@ -46,44 +47,47 @@ describe('partitioned events (postgres)', () => {
     return { t, store: t.service.ctx.store, db: kyselyOf(t.service.ctx.store), ids: { workspaceId: t.workspaceId, environmentId: t.environmentId } };
   };
 
-  it("a start makes the DEFAULT partition and the days from today to a week ahead, each with the parent's indexes", async () => {
+  it("a start makes the DEFAULT partition and this week's and the next weeks', each with the parent's indexes", async () => {
     const { db } = await start();
-    const days = Array.from({ length: PARTITIONS_AHEAD_DAYS + 1 }, (_, i) => dayPartitionName(startOfUtcDay(T0) + i * DAY));
-    expect(days[0]).toBe('events_p20260115');
-    expect(await names(db)).toEqual(expect.arrayContaining([DEFAULT_PARTITION, ...days]));
+    // T0 is Thursday 2026-01-15: its week starts on Monday the 12th.
+    expect(partitionStart(T0)).toBe(Date.UTC(2026, 0, 12));
+    const weeks = Array.from({ length: PARTITIONS_AHEAD + 1 }, (_, i) => partitionName(partitionStart(T0) + i * PARTITION_SPAN_MS));
+    expect(weeks).toEqual(['events_p20260112', 'events_p20260119', 'events_p20260126']);
+    expect(await names(db)).toEqual(expect.arrayContaining([DEFAULT_PARTITION, ...weeks]));
     const partitions = await listEventPartitions(db);
-    expect(partitions.find((p) => p.name === 'events_p20260115')).toEqual({
-      name: 'events_p20260115',
+    expect(partitions.find((p) => p.name === 'events_p20260112')).toEqual({
+      name: 'events_p20260112',
       isDefault: false,
-      from: Date.UTC(2026, 0, 15),
-      to: Date.UTC(2026, 0, 16),
+      from: Date.UTC(2026, 0, 12),
+      to: Date.UTC(2026, 0, 19),
     });
     const indexes = async (table: string) =>
       (await sql<{ name: string }>`select indexname as name from pg_indexes where tablename = ${table} order by 1`.execute(db)).rows.map((r) => r.name);
     const parent = await indexes('events');
     expect(parent).toContain('events_pkey');
     expect(parent).toHaveLength(7);
-    expect(await indexes('events_p20260115')).toEqual(parent.map((name) => `${name}_p20260115`).sort());
+    expect(await indexes('events_p20260112')).toEqual(parent.map((name) => `${name}_p20260112`).sort());
     expect(await indexes(DEFAULT_PARTITION)).toEqual(parent.map((name) => `${name}_default`).sort());
     // Running the upkeep again changes nothing.
     expect(await maintainEventPartitions(t!.service.ctx.store, T0)).toEqual([]);
   });
 
-  it('an event goes to its day; one outside the days made goes to DEFAULT, and moves to its day once that is made', async () => {
+  it('an event goes to its week; one outside the weeks made goes to DEFAULT, and moves to its week once that is made', async () => {
     const { store, db, ids } = await start();
     const today = makeEvent(T0, 'v-today');
     const old = makeEvent(T0 - 10 * DAY, 'v-old');
     const ahead = makeEvent(T0 + 20 * DAY, 'v-ahead');
     for (const e of [today, old, ahead]) await insertEvent(store, e, ids);
     expect(await partitionsOf(db)).toEqual({
-      [today.event_id]: 'events_p20260115',
+      [today.event_id]: 'events_p20260112',
       [old.event_id]: DEFAULT_PARTITION,
       [ahead.event_id]: DEFAULT_PARTITION,
     });
-    // Twenty days later the upkeep makes that day's partition, which takes the event over.
+    // Twenty days later the upkeep makes that week's partition (from Monday 2 February), which
+    // takes the event over.
     clock.advance(20 * DAY);
-    expect(await maintainEventPartitions(store, clock.now())).toContain('events_p20260204');
-    expect((await partitionsOf(db))[ahead.event_id]).toBe('events_p20260204');
+    expect(await maintainEventPartitions(store, clock.now())).toContain('events_p20260202');
+    expect((await partitionsOf(db))[ahead.event_id]).toBe('events_p20260202');
     for (const e of [today, old, ahead]) {
       expect(JSON.parse((await getEventPayload(store, ids.workspaceId, e.event_id))!).identification.visitor_id).toBe(e.identification!.visitor_id);
     }
@@ -91,16 +95,15 @@ describe('partitioned events (postgres)', () => {
     await expect(insertEvent(store, today, ids)).rejects.toThrow(/duplicate key/);
   });
 
-  it('retention drops the days entirely past the cutoff and deletes rows only where the cutoff falls', async () => {
+  it('retention drops the weeks entirely past the cutoff and deletes rows only where the cutoff falls', async () => {
     const { store, db, ids } = await start({ retentionDays: 30 });
-    // Partitions for the days before the cutoff (T0 - 30 days = 2025-12-16 12:00), as a
-    // service running then would have made them.
+    // Partitions for the weeks before the cutoff (T0 - 30 days = Tuesday 2025-12-16 12:00), as
+    // a service running then would have made them: from Monday 1, 8 and 15 December.
     await maintainEventPartitions(store, T0 - 40 * DAY);
-    await maintainEventPartitions(store, T0 - 31 * DAY);
     const cutoff = T0 - 30 * DAY;
     const events = {
       dropped1: makeEvent(T0 - 40 * DAY, 'v'),
-      dropped2: makeEvent(cutoff - 13 * HOUR, 'v'), // 2025-12-15 23:00: the last whole day before the cutoff
+      dropped2: makeEvent(cutoff - 37 * HOUR, 'v'), // Sunday 2025-12-14 23:00: the last whole week before the cutoff
       boundaryOld: makeEvent(cutoff - HOUR, 'v'),
       boundaryKept: makeEvent(cutoff + HOUR, 'v'),
       ancient: makeEvent(T0 - 400 * DAY, 'v'),
@@ -108,22 +111,23 @@ describe('partitioned events (postgres)', () => {
     };
     for (const e of Object.values(events)) await insertEvent(store, e, ids);
     const where = await partitionsOf(db);
-    expect(where[events.dropped2.event_id]).toBe('events_p20251215');
-    expect(where[events.boundaryOld.event_id]).toBe('events_p20251216');
+    expect(where[events.dropped1.event_id]).toBe('events_p20251201');
+    expect(where[events.dropped2.event_id]).toBe('events_p20251208');
+    expect(where[events.boundaryOld.event_id]).toBe('events_p20251215');
     expect(where[events.ancient.event_id]).toBe(DEFAULT_PARTITION);
 
     expect(await purgeExpiredEvents(store, T0, 30)).toBe(4);
     const left = await names(db);
-    expect(left).not.toContain('events_p20251206');
-    expect(left).not.toContain('events_p20251215');
-    expect(left).toContain('events_p20251216');
+    expect(left).not.toContain('events_p20251201');
+    expect(left).not.toContain('events_p20251208');
+    expect(left).toContain('events_p20251215');
     expect(left).toContain(DEFAULT_PARTITION);
     expect(Object.keys(await partitionsOf(db)).sort()).toEqual([events.boundaryKept.event_id, events.recent.event_id].sort());
     // Nothing more to do on the next pass.
     expect(await purgeExpiredEvents(store, T0, 30)).toBe(0);
   });
 
-  it('a workspace that keeps events longer keeps their days; the others lose theirs row by row', async () => {
+  it('a workspace that keeps events longer keeps their weeks; the others lose theirs row by row', async () => {
     const { store, db, ids } = await start({ retentionDays: 30 });
     await maintainEventPartitions(store, T0 - 40 * DAY);
     const patient = await createWorkspace(store, { name: 'patient', region: 'us', now: T0 });
@@ -133,11 +137,11 @@ describe('partitioned events (postgres)', () => {
     await insertEvent(store, mine, ids);
     await insertEvent(store, theirs, { workspaceId: patient.id, environmentId: ids.environmentId });
     expect(await purgeExpiredEvents(store, T0, 30)).toBe(1);
-    expect(await names(db)).toContain('events_p20251207');
+    expect(await names(db)).toContain('events_p20251201');
     expect(Object.keys(await partitionsOf(db))).toEqual([theirs.event_id]);
-    // Once past the longest retention, the day goes as a whole.
+    // Once past the longest retention, the week goes as a whole.
     expect(await purgeExpiredEvents(store, T0 + 30 * DAY, 30)).toBe(1);
-    expect(await names(db)).not.toContain('events_p20251207');
+    expect(await names(db)).not.toContain('events_p20251201');
   });
 
   it('several processes: upkeep and retention at the same time make and drop each partition once', async () => {
@@ -146,16 +150,16 @@ describe('partitioned events (postgres)', () => {
     try {
       const stores = [store, ...others];
       const made = await Promise.all(stores.map((s) => maintainEventPartitions(s, T0 - 40 * DAY)));
-      // Each day was made by exactly one of them (a process finding the lock taken skips).
+      // Each week was made by exactly one of them (a process finding the lock taken skips).
       const all = made.flat();
       expect(new Set(all).size).toBe(all.length);
-      expect(await names(db)).toEqual(expect.arrayContaining(['events_p20251206', 'events_p20251213']));
+      expect(await names(db)).toEqual(expect.arrayContaining(['events_p20251201', 'events_p20251208', 'events_p20251215']));
       for (let i = 0; i < 50; i++) await insertEvent(store, makeEvent(T0 - 40 * DAY + i * HOUR, 'v'), ids);
       const purged = await Promise.all(stores.map((s) => purgeExpiredEvents(s, T0, 30)));
       // Passes that found the retention lock taken count 0; the others did the work once.
       expect(purged.reduce((a, b) => a + b, 0) + (await purgeExpiredEvents(store, T0, 30))).toBe(50);
       expect(await countEvents(store, ids.workspaceId)).toBe(0);
-      expect((await names(db)).filter((n) => n < 'events_p20251214' && n.startsWith('events_p'))).toEqual([]);
+      expect((await names(db)).filter((n) => n < 'events_p20251215' && n.startsWith('events_p'))).toEqual([]);
     } finally {
       await Promise.all(others.map((s) => s.destroy()));
     }
@@ -179,8 +183,8 @@ describe('migration 010-partitioned-events (postgres)', () => {
     await db.insertInto('workspaces').values({ id: 'ws_1', name: 'w', region: 'us', deletion_enabled: 0, created_at: T0, data_retention_days: null }).execute();
     const now = Date.now();
     const ids = { workspaceId: 'ws_1', environmentId: 'ae_1' };
-    // Old events, today's, and some stamped ahead of the migration's day (a clock running fast).
-    const times = [T0 - 100 * DAY, T0, ...Array.from({ length: 200 }, (_, i) => now - 200 * HOUR + i * HOUR), now + 3 * DAY, now + 30 * DAY];
+    // Old events, recent ones, and some stamped ahead of the migration's week (a clock running fast).
+    const times = [T0 - 100 * DAY, T0, ...Array.from({ length: 200 }, (_, i) => now - 200 * HOUR + i * HOUR), now + 8 * DAY, now + 30 * DAY];
     const rows = times.map((time, i) => eventColumns(makeEvent(time, `vis${i % 7}`, { linked_id: `order-${i}` }), ids));
     await db.insertInto('events').values(rows).execute();
     const before = await db.selectFrom('events').selectAll().orderBy('event_id').execute();
@@ -190,7 +194,7 @@ describe('migration 010-partitioned-events (postgres)', () => {
     const after = await db.selectFrom('events').selectAll().orderBy('event_id').execute();
     expect(after).toEqual(before);
 
-    const boundary = startOfUtcDay(now) + DAY;
+    const boundary = partitionStart(now) + PARTITION_SPAN_MS;
     expect(await listEventPartitions(db)).toEqual(
       expect.arrayContaining([
         { name: LEGACY_PARTITION, isDefault: false, from: null, to: boundary },
@@ -200,13 +204,13 @@ describe('migration 010-partitioned-events (postgres)', () => {
     const where = await partitionsOf(db);
     for (const row of after) expect(where[row.event_id]).toBe(row.timestamp < boundary ? LEGACY_PARTITION : DEFAULT_PARTITION);
 
-    // The start's upkeep: the days from tomorrow on (today is the legacy partition's); the
-    // event three days ahead moves into its day, the one a month ahead stays in DEFAULT.
+    // The start's upkeep: the weeks after this one (the legacy partition's); the event eight
+    // days ahead moves into its week, the one a month ahead stays in DEFAULT.
     const made = await maintainEventPartitions(store, now);
-    expect(made[0]).toBe(dayPartitionName(boundary));
-    expect(made).toHaveLength(PARTITIONS_AHEAD_DAYS);
+    expect(made[0]).toBe(partitionName(boundary));
+    expect(made).toHaveLength(PARTITIONS_AHEAD);
     const moved = await partitionsOf(db);
-    expect(moved[rows.at(-2)!.event_id]).toBe(dayPartitionName(startOfUtcDay(now + 3 * DAY)));
+    expect(moved[rows.at(-2)!.event_id]).toBe(partitionName(partitionStart(now + 8 * DAY)));
     expect(moved[rows.at(-1)!.event_id]).toBe(DEFAULT_PARTITION);
     expect(await db.selectFrom('events').selectAll().orderBy('event_id').execute()).toEqual(before);
 
@@ -219,7 +223,7 @@ describe('migration 010-partitioned-events (postgres)', () => {
 
     // The retention job drops the legacy partition as a whole once all of it is expired.
     const inLegacy = before.filter((row) => row.timestamp < boundary).length + 1;
-    expect(await purgeExpiredEvents(store, boundary + 91 * DAY, 90)).toBe(inLegacy);
+    expect(await purgeExpiredEvents(store, boundary + 90 * DAY, 90)).toBe(inLegacy);
     expect(await names(db)).not.toContain(LEGACY_PARTITION);
   });
 

@@ -47,7 +47,7 @@ export function startBackgroundJobs(
       ctx.logger.info({ deletions, purged }, 'background jobs: visitors deleted, expired events purged');
     }
     // Last, so that a failure here (a lock on events not granted in time) delays nothing else;
-    // the partitions are made a week ahead, an hour's delay costs nothing.
+    // the partitions are made weeks ahead, an hour's delay costs nothing.
     const day = Math.floor(now / DAY_MS);
     if (Date.now() - partitionsAt >= PARTITIONS_INTERVAL_MS || day !== partitionsDay) {
       partitionsAt = Date.now();

@@ -340,8 +340,8 @@ export async function visitorEnvironmentIds(store: Store, workspaceId: string, v
 }
 
 /**
- * PostgreSQL: makes the day partitions of `events` from `now`'s day to a week ahead that do not
- * exist yet (event-partitions.ts); returns their names. Nothing to do on SQLite.
+ * PostgreSQL: makes the weekly partitions of `events` for `now`'s week and the weeks ahead that
+ * do not exist yet (event-partitions.ts); returns their names. Nothing to do on SQLite.
  */
 export async function maintainEventPartitions(store: Store, now: number): Promise<string[]> {
   return store.engine === 'postgres' ? ensureEventPartitions(internalsOf(store).db, now) : [];
@@ -360,11 +360,11 @@ export type RetentionCutoff = number | ((workspace: { data_retention_days: numbe
  * SQLite: workspace by workspace, in batches, each a range of the (workspace, time) index
  * (events have no index on time alone: one index fewer to update on every insert).
  *
- * PostgreSQL (events partitioned by day, event-partitions.ts): first every partition whose
+ * PostgreSQL (events partitioned by week, event-partitions.ts): first every partition whose
  * whole range is older than the earliest cutoff of any workspace (the longest retention) is
  * dropped with its rows, no row deleted one by one; then each workspace's expired rows left in
- * the partitions that straddle its cutoff (the boundary day, the DEFAULT partition, a legacy
- * partition, and for a workspace keeping less than the longest retention, the days between)
+ * the partitions that straddle its cutoff (the boundary week, the DEFAULT partition, a legacy
+ * partition, and for a workspace keeping less than the longest retention, the weeks between)
  * are deleted in batches like on SQLite. One process at a time runs this (a session advisory
  * lock); another that finds it held skips the pass and counts 0.
  */

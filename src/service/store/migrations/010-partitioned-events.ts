@@ -10,14 +10,14 @@
  *
  * An existing table is not copied (that would hold the upgrade for as long as rewriting every
  * event and its indexes takes): it is renamed to `events_legacy`, gets the new primary key
- * index, and is attached as the partition of everything before the day after the migration,
- * its other indexes attached as they are. Rows stamped after that (clocks far ahead) move to the
+ * index, and is attached as the partition of everything before the week after the migration's
+ * (weeks are the partitions' span), its other indexes attached as they are. Rows stamped after that (clocks far ahead) move to the
  * new table first. The legacy partition is dropped once retention has passed its upper bound;
  * until then retention deletes its expired rows as before. The DEFAULT partition is made here,
- * day partitions by the service at start (ensureEventPartitions).
+ * the weekly partitions by the service at start (ensureEventPartitions).
  */
 import { type Kysely, PostgresAdapter, sql } from 'kysely';
-import { createEventPartition, DAY_MS, DEFAULT_PARTITION, LEGACY_PARTITION, startOfUtcDay } from '../event-partitions.js';
+import { createEventPartition, DEFAULT_PARTITION, LEGACY_PARTITION, PARTITION_SPAN_MS, partitionStart } from '../event-partitions.js';
 
 /**
  * The indexes of the partitioned table: the time window, and each selective equality filter of
@@ -96,9 +96,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     await sql`drop table ${sql.id(LEGACY_PARTITION)}`.execute(db);
     return;
   }
-  const boundary = startOfUtcDay(Date.now()) + DAY_MS;
+  const boundary = partitionStart(Date.now()) + PARTITION_SPAN_MS;
   // Events stamped after the boundary (a clock far ahead) go to the new table (its DEFAULT
-  // partition until their day's partition is made, which takes them over).
+  // partition until their week's partition is made, which takes them over).
   await sql`with moved as (delete from ${sql.id(LEGACY_PARTITION)} where "timestamp" >= ${boundary} returning *)
     insert into events select * from moved`.execute(db);
   await sql`alter table ${sql.id(LEGACY_PARTITION)} drop constraint events_pkey_legacy`.execute(db);
