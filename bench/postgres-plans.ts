@@ -75,7 +75,7 @@ async function main(): Promise<void> {
     const partitions = await listEventPartitions(db);
     out.push(
       `${EVENTS.toLocaleString('en')} events (${VISITORS.toLocaleString('en')} visitors) over the 30 days before ${new Date(SEED_NOW).toISOString()}, ` +
-        `${partitions.length} partitions of events (${partitions.filter((p) => !p.isDefault).length} days and DEFAULT). Load average ${loadavg().map((l) => l.toFixed(1)).join(', ')}.`,
+        `${partitions.length} partitions of events (${partitions.filter((p) => !p.isDefault).length} weeks and DEFAULT). Load average ${loadavg().map((l) => l.toFixed(1)).join(', ')}.`,
       '',
     );
 
