@@ -15,8 +15,8 @@
  * each statement plans. Identification reads the last 24 hours: with days that is always two
  * partitions (measured: about 0.15 ms more PostgreSQL CPU per identification than one), with
  * weeks one, six days out of seven. The default 7-day search reads two weeks instead of eight
- * days, and a statement without a time bound (the v3 visitor history) plans about 15
- * partitions at 90 days of retention, 520 at the maximum of 3650 days (3,650 with days).
+ * days, and a statement without a time bound (the v3 visitor history) plans about 17
+ * partitions at 90 days of retention, 525 at the maximum of 3650 days (over 3,650 with days).
  *
  * Partitions are made PARTITIONS_AHEAD weeks in advance, at start and by the background job,
  * as a table of their own then ATTACHed: ATTACH takes SHARE UPDATE EXCLUSIVE on `events`
