@@ -95,6 +95,37 @@ describe('partitioned events (postgres)', () => {
     await expect(insertEvent(store, today, ids)).rejects.toThrow(/duplicate key/);
   });
 
+  it('making the partition of a week DEFAULT holds events of, while more arrive, fails no insert', async () => {
+    const { store, db, ids } = await start();
+    // Beyond the weeks made ahead: a service that was down that long stored them in DEFAULT.
+    const week = partitionStart(T0) + 5 * PARTITION_SPAN_MS;
+    const early = makeEvent(week + HOUR, 'early');
+    await insertEvent(store, early, ids);
+    let streaming = true;
+    const stored: string[] = [];
+    const failures: unknown[] = [];
+    const stream = (async () => {
+      for (let i = 0; streaming; i++) {
+        const event = makeEvent(week + 2 * HOUR + i, 'stream');
+        try {
+          await insertEvent(store, event, ids);
+          stored.push(event.event_id);
+        } catch (err) {
+          failures.push(err);
+        }
+      }
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await maintainEventPartitions(store, week)).toContain(partitionName(week));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    streaming = false;
+    await stream;
+    expect(failures).toEqual([]);
+    expect(stored.length).toBeGreaterThan(2);
+    const where = await partitionsOf(db);
+    for (const id of [early.event_id, ...stored]) expect(where[id]).toBe(partitionName(week));
+  });
+
   it('retention drops the weeks entirely past the cutoff and deletes rows only where the cutoff falls', async () => {
     const { store, db, ids } = await start({ retentionDays: 30 });
     // Partitions for the weeks before the cutoff (T0 - 30 days = Tuesday 2025-12-16 12:00), as

@@ -128,11 +128,21 @@ export async function createEventPartition(
   }
   const from = bound.from === null ? sql`minvalue` : sql.lit(bound.from);
   const hasDefault = (await listEventPartitions(db)).some((p) => p.isDefault);
-  if (hasDefault) {
+  const inRange = sql`${bound.from === null ? sql`true` : sql`"timestamp" >= ${sql.lit(bound.from)}`} and "timestamp" < ${sql.lit(bound.to)}`;
+  const { rows } = hasDefault
+    ? await sql<{ any: boolean }>`select exists (select 1 from ${sql.id(DEFAULT_PARTITION)} where ${inRange}) as any`.execute(db)
+    : { rows: [] };
+  if (rows[0]?.any) {
     // Events stored meanwhile in the DEFAULT partition for this range belong here now (ATTACH
-    // would refuse the range otherwise). Same column order: both tables are `like events`.
-    const lower = bound.from === null ? sql`true` : sql`"timestamp" >= ${sql.lit(bound.from)}`;
-    await sql`with moved as (delete from ${sql.id(DEFAULT_PARTITION)} where ${lower} and "timestamp" < ${sql.lit(bound.to)} returning *)
+    // would refuse the range otherwise), and the range may still be receiving some (a service
+    // down for weeks, or the first start of several processes). Inserts wait until the commit
+    // (this lock conflicts with theirs, reads go on), then are routed to the new partition: an
+    // insert already routed to DEFAULT when ATTACH ran would fail its partition check instead.
+    // Without rows to move, a range made ahead receives none; should one arrive anyway, ATTACH
+    // fails and the next pass, finding it, takes this path.
+    await sql`lock table events in share row exclusive mode`.execute(db);
+    // Same column order: both tables are `like events`.
+    await sql`with moved as (delete from ${sql.id(DEFAULT_PARTITION)} where ${inRange} returning *)
       insert into ${sql.id(name)} select * from moved`.execute(db);
   }
   await sql`alter table events attach partition ${sql.id(name)} for values from (${from}) to (${sql.lit(bound.to)})`.execute(db);
