@@ -5,7 +5,7 @@
  */
 import type { V4Event } from '../src/events/v4-event.js';
 import type { Service } from '../src/service/index.js';
-import { eventColumns } from '../src/service/store/events.js';
+import { eventColumns, maintainEventPartitions } from '../src/service/store/events.js';
 import { randomString } from '../src/service/store/ids.js';
 import { kyselyOf } from '../src/service/store/index.js';
 import { DAY, makeEvent } from '../test/server-api/fixtures.js';
@@ -45,6 +45,9 @@ export async function seedEvents(
 ): Promise<{ visitors: string[]; eventIds: string[] }> {
   const db = kyselyOf(service.ctx.store);
   const { workspaceId, environmentId } = service.bootstrap;
+  // PostgreSQL: the partitions of the seeded span, as a service running through those days
+  // would have made them (otherwise every seeded event would sit in the DEFAULT partition).
+  for (let day = SEED_NOW - SPAN; day < SEED_NOW; day += 7 * DAY) await maintainEventPartitions(service.ctx.store, day);
   const visitors = Array.from({ length: VISITORS }, () => randomString(20));
   const eventIds: string[] = [];
   const started = performance.now();

@@ -47,7 +47,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { join } from 'node:path';
 import Fastify from 'fastify';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { IdentifyResponse } from '../src/protocol/index.js';
 import { VERSION as AGENT_VERSION } from '../src/agent/version.js';
 import { createService } from '../src/service/index.js';
@@ -63,6 +63,7 @@ import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 import { writeBenchOutput } from './bench-output.js';
 import { profiled } from './cpu-profile.js';
+import { postgresBackendCpuMs } from './process-cpu.js';
 import { populationRequests } from './population-requests.js';
 import { SEED_NOW, seedEvents } from './seed-events.js';
 
@@ -121,6 +122,8 @@ interface LoadResult {
   rps: number;
   /** CPU time of this (server) process per completed request during the load, ms. */
   cpuMsPerRequest: number;
+  /** PostgreSQL: CPU time of the server's backends for this database per completed request, ms. */
+  databaseCpuMsPerRequest?: number;
   p50: number;
   p99: number;
   p99_9: number;
@@ -169,7 +172,7 @@ const ownCpuMs = () => {
   return (user + system) / 1000;
 };
 
-async function load(url: string, payloads: Payload[], rate?: number, serverCpuMs: () => number = ownCpuMs): Promise<LoadResult> {
+async function load(url: string, payloads: Payload[], rate?: number, serverCpuMs: () => number = ownCpuMs, database?: Kysely<unknown>): Promise<LoadResult> {
   // Serialising and writing thousands of payloads is the bench's work, not the server's: done
   // before the CPU measurement starts.
   const dir = mkdtempSync(join(tmpdir(), 'tessera-bench-'));
@@ -183,13 +186,18 @@ async function load(url: string, payloads: Payload[], rate?: number, serverCpuMs
   try {
     gcObserver.observe({ entryTypes: ['gc'] });
     loopDelay.enable();
+    const databaseBefore = database && (await postgresBackendCpuMs(database));
     const statementsBefore = statements;
     const cpuBefore = serverCpuMs();
     const result = await runAutocannon(url, file, rate);
     const cpu = serverCpuMs() - cpuBefore;
+    const databaseAfter = database && (await postgresBackendCpuMs(database));
     return {
       ...result,
       cpuMsPerRequest: cpu / Math.max(1, result.requests),
+      ...(databaseBefore !== undefined && databaseAfter !== undefined
+        ? { databaseCpuMsPerRequest: (databaseAfter - databaseBefore) / Math.max(1, result.requests) }
+        : {}),
       statementsPerRequest: (statements - statementsBefore) / Math.max(1, result.requests),
       gc: { pauses: gcPauses.length, totalMs: gcPauses.reduce((a, b) => a + b, 0), longestMs: Math.max(0, ...gcPauses) },
       loopDelay: { p99Ms: loopDelay.percentile(99) / 1e6, maxMs: loopDelay.max / 1e6 },
@@ -201,7 +209,7 @@ async function load(url: string, payloads: Payload[], rate?: number, serverCpuMs
   }
 }
 
-type AutocannonResult = Omit<LoadResult, 'cpuMsPerRequest' | 'statementsPerRequest' | 'gc' | 'loopDelay'>;
+type AutocannonResult = Omit<LoadResult, 'cpuMsPerRequest' | 'databaseCpuMsPerRequest' | 'statementsPerRequest' | 'gc' | 'loopDelay'>;
 
 /**
  * Saturation (no `rate`): autocannon, each connection sending as fast as it is answered.
@@ -377,11 +385,12 @@ async function runEngine(engine: Engine, buildPayloads: (publicKey: string) => R
 
     const { first, returning } = await warmUp(endpoint, buildPayloads(service.bootstrap.publicKey));
     console.log(`  ${first.length.toLocaleString('en')} browsers warmed up; measuring with ${returning.length.toLocaleString('en')} returning visits`);
-    const saturation = await profiled(`service-${engine}-saturation`, () => load(endpoint, returning));
+    const database = engine === 'postgres' ? (kyselyOf(service.ctx.store) as unknown as Kysely<unknown>) : undefined;
+    const saturation = await profiled(`service-${engine}-saturation`, () => load(endpoint, returning, undefined, ownCpuMs, database));
     const steady: SteadyLoad[] = [];
     for (const fraction of RATES) {
       const rate = Math.max(1, Math.round(saturation.rps * fraction));
-      const result = await profiled(`service-${engine}-${Math.round(fraction * 100)}pct`, () => load(endpoint, returning, rate));
+      const result = await profiled(`service-${engine}-${Math.round(fraction * 100)}pct`, () => load(endpoint, returning, rate, ownCpuMs, database));
       steady.push({ fraction, rate, result });
     }
     const stored = await kyselyOf(service.ctx.store).selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
@@ -471,12 +480,14 @@ async function runWorkers(buildPayloads: (publicKey: string) => ReturnType<typeo
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 const rate = (n: number) => Math.round(n).toLocaleString('en');
 const cpu = (n: number) => `${n.toFixed(3)} ms`;
+/** The server's CPU per request, and PostgreSQL's when measured. */
+const cpus = (r: LoadResult) => (r.databaseCpuMsPerRequest === undefined ? cpu(r.cpuMsPerRequest) : `${cpu(r.cpuMsPerRequest)} (+ ${cpu(r.databaseCpuMsPerRequest)} PostgreSQL)`);
 const pct = (n: number) => `${(n * 100).toFixed(1)}%`;
 const pauses = (r: LoadResult) =>
   `${r.gc.pauses.toLocaleString('en')} GC pauses (${ms(r.gc.totalMs)} in all, longest ${ms(r.gc.longestMs)}), event-loop delay p99 ${ms(r.loopDelay.p99Ms)}, max ${ms(r.loopDelay.maxMs)}`;
 /** One row of the steady-load table. */
 const steadyRow = (who: string, load: string, r: LoadResult) =>
-  `| ${who} | ${load} | ${rate(r.rps)} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.p99_9)} | ${pct(r.over10ms)} | ${cpu(r.cpuMsPerRequest)} | ${r.statementsPerRequest.toFixed(2)} | ${ms(r.loopDelay.p99Ms)} / ${ms(r.loopDelay.maxMs)} | ${r.non2xx + r.errors} |`;
+  `| ${who} | ${load} | ${rate(r.rps)} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.p99_9)} | ${pct(r.over10ms)} | ${cpus(r)} | ${r.statementsPerRequest.toFixed(2)} | ${ms(r.loopDelay.p99Ms)} / ${ms(r.loopDelay.maxMs)} | ${r.non2xx + r.errors} |`;
 
 async function main(): Promise<void> {
   countStatements();
@@ -493,17 +504,17 @@ async function main(): Promise<void> {
     echoSaturation ??= echo.saturation;
     const share = result.rps / echoSaturation.rps;
     console.log(`  ${engine}: ${rate(result.rps)} identifications/s, p50 ${ms(result.p50)}, p99 ${ms(result.p99)}, ` +
-      `${cpu(result.cpuMsPerRequest)} CPU per request, ${result.statementsPerRequest.toFixed(2)} statements per request, ${result.non2xx} non-2xx, ${result.errors} errors; ` +
+      `${cpus(result)} CPU per request, ${result.statementsPerRequest.toFixed(2)} statements per request, ${result.non2xx} non-2xx, ${result.errors} errors; ` +
       `${storedEvents.toLocaleString('en')} events stored after the run`);
     notes.push(`${engine}: ${pauses(result)}`);
-    rows.push(`| Tessera ingestion, ${engine} | ${rate(result.rps)} | ${ms(result.p50)} | ${ms(result.p99)} | ${cpu(result.cpuMsPerRequest)} | ${(share * 100).toFixed(0)}% | ${result.non2xx + result.errors} |`);
+    rows.push(`| Tessera ingestion, ${engine} | ${rate(result.rps)} | ${ms(result.p50)} | ${ms(result.p99)} | ${cpus(result)} | ${(share * 100).toFixed(0)}% | ${result.non2xx + result.errors} |`);
     steadyRows.push(steadyRow(`Tessera, ${engine}`, 'saturation', result));
     steady.forEach((s, i) => {
       const label = `${Math.round(s.fraction * 100)}% (${rate(s.rate)}/s)`;
       steadyRows.push(steadyRow(`Tessera, ${engine}`, label, s.result));
       steadyRows.push(steadyRow('echo', label, echo.steady[i]!));
       console.log(`  ${engine} at ${label}: p50 ${ms(s.result.p50)}, p99 ${ms(s.result.p99)}, p99.9 ${ms(s.result.p99_9)}, ${pct(s.result.over10ms)} over 10 ms, ` +
-        `${cpu(s.result.cpuMsPerRequest)} CPU and ${s.result.statementsPerRequest.toFixed(2)} statements per request; ${pauses(s.result)}`);
+        `${cpus(s.result)} CPU and ${s.result.statementsPerRequest.toFixed(2)} statements per request; ${pauses(s.result)}`);
     });
     figures[engine] = { ...result, storedEvents, shareOfEcho: share, steady, echoSteady: echo.steady };
   }

@@ -21,6 +21,7 @@ import { resolveMasterKey } from './master-key.js';
 import { assertKeysReadable } from './sealing/encryption-keys.js';
 import { redactUrl } from './store/database.js';
 import type { Warn } from './store/file-modes.js';
+import { maintainEventPartitions } from './store/events.js';
 import { openStore, type Engine, type Store } from './store/index.js';
 import { startWebhookWorker, type WebhookWorker } from './webhooks/worker.js';
 import { visitorTokenSecret } from './token-secret.js';
@@ -82,6 +83,11 @@ async function prepare(resolved: ResolvedConfig, warn: Warn, poolSize?: number):
     await store.migrate().catch((err: Error) => {
       throw new Error(`${store.location}: ${err.message}`);
     });
+    // PostgreSQL: the partitions of events for this week and the weeks ahead (the background job
+    // keeps them ahead). Not fatal: until they exist the DEFAULT partition takes the events.
+    await maintainEventPartitions(store, resolved.clock()).catch((err: unknown) =>
+      warn('could not create the event partitions of the weeks ahead; the background job will retry', { err: err instanceof Error ? err.message : String(err) }),
+    );
     const masterKey = resolveMasterKey({ masterKey: resolved.masterKey, dataDir: resolved.dataDir, engine: store.engine });
     await assertKeysReadable({ store, masterKey });
     const { bootstrap, created } = await ensureBootstrap(store, { region: resolved.region, now: resolved.clock() });

@@ -1,13 +1,15 @@
 /**
  * Identification: who is this visitor? One read (the token's visitor or the candidates of the
- * signals), one pure decision (decide-identification.ts), one write: by identify(), or, with
- * plan(), by the caller together with the visit's event. Every visit updates the visitor's
+ * signals; on PostgreSQL with the recent activity the caller asks for), one pure decision
+ * (decide-identification.ts), one write: by identify(), or, with plan(), by the caller
+ * together with the visit's event. Every visit updates the visitor's
  * profile so drift accumulates.
  */
 import type { Confidence, Signals } from '../../protocol/index.js';
 import { randomString } from '../store/ids.js';
 import type { Store } from '../store/index.js';
-import { loadIdentificationState, planInsertVisitor, planRecordVisit, writeVisitor, type VisitorWrite } from '../store/visitors.js';
+import type { PrefetchedActivity } from '../store/recent-activity.js';
+import { loadIdentificationState, planInsertVisitor, planRecordVisit, writeVisitor, type ActivityAhead, type VisitorWrite } from '../store/visitors.js';
 import { decideIdentification, toKnownVisitor } from './decide-identification.js';
 import { extractFeatures, networkKeys } from './features.js';
 import { CONFIDENCE_VERSION, type MatchPath, type VisitContext } from './matcher.js';
@@ -22,6 +24,11 @@ export interface IdentifyInput {
   ip: string;
   /** ms, from ctx.clock(). */
   now: number;
+  /**
+   * The recent activity the caller will read for the visit's event: on PostgreSQL it is read
+   * ahead with the visitor (one round trip) and handed back as `activity`.
+   */
+  activity?: ActivityAhead;
 }
 
 export interface IdentifyOutcome {
@@ -45,7 +52,7 @@ export interface Identifier {
    * to commit with the visit's event (`insertEvent(..., { visitor: write })`), so that a
    * failure before or at the event leaves no trace of the visit.
    */
-  plan(input: IdentifyInput): Promise<{ outcome: IdentifyOutcome; write: VisitorWrite }>;
+  plan(input: IdentifyInput): Promise<{ outcome: IdentifyOutcome; write: VisitorWrite; activity?: PrefetchedActivity }>;
 }
 
 /** The blocking keys of a visit: signal subsets, and the hardware class on this network. */
@@ -61,14 +68,19 @@ export function createIdentifier(opts: { store: Store; tokenSecret: Uint8Array }
   const { store } = opts;
   const tokens = createVisitorTokenCodec(opts.tokenSecret);
 
-  const plan = async (input: IdentifyInput): Promise<{ outcome: IdentifyOutcome; write: VisitorWrite }> => {
+  const plan = async (input: IdentifyInput): Promise<{ outcome: IdentifyOutcome; write: VisitorWrite; activity?: PrefetchedActivity }> => {
     const features = extractFeatures(input.signals);
     const visit: VisitContext = { features, network: networkPrefix(input.ip), now: input.now };
     const keys = visitKeys(visit);
     const claims = input.token ? await tokens.verify(input.token, input.workspaceId, input.now) : null;
 
     // Read once: the token's visitor, or the candidates of the visit's keys.
-    const loaded = await loadIdentificationState(store, { workspaceId: input.workspaceId, tokenVisitorId: claims?.visitorId, keys });
+    const loaded = await loadIdentificationState(store, {
+      workspaceId: input.workspaceId,
+      tokenVisitorId: claims?.visitorId,
+      keys,
+      ...(input.activity && { activity: input.activity }),
+    });
     // Decide purely.
     const decision = decideIdentification({
       visit,
@@ -93,7 +105,7 @@ export function createIdentifier(opts: { store: Store; tokenSecret: Uint8Array }
       token: await tokens.sign(visitorId, workspaceId, now, decision.jar),
       path: decision.path,
     };
-    return { outcome, write };
+    return { outcome, write, ...(loaded.prefetched && { activity: loaded.prefetched }) };
   };
 
   return {

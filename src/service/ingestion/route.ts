@@ -90,18 +90,28 @@ export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: Service
 
     const userAgentHeader = request.headers['user-agent'];
     // Nothing is written yet: the visit's writes go with its event, all or nothing.
-    const { outcome, write: visitorWrite } = await ctx.identifier.plan({
+    const hash = requestHash(body);
+    // What the event's counters and replay check read: on PostgreSQL, read ahead with the
+    // identification's own read (one round trip for both; the visitor part again only for a
+    // visitor found by its signals).
+    const ahead = { ip, linkedId: body.linked_id, requestHash: hash, replaySince: now - REPLAY_WINDOW_MS, now };
+    const planned = await ctx.identifier.plan({
       workspaceId: key.workspace_id,
       signals: body.signals,
       token: body.token,
       ip,
       now,
+      activity: ahead,
     });
+    const { outcome, write: visitorWrite } = planned;
     ctx.metrics.identified(outcome.path);
 
-    const hash = requestHash(body);
     const recent = { workspaceId: key.workspace_id, visitorId: outcome.visitorId, ip, linkedId: body.linked_id, now };
-    const activity = await readRecentActivity(ctx.store, { ...recent, requestHash: hash, replaySince: now - REPLAY_WINDOW_MS });
+    const activity = await readRecentActivity(
+      ctx.store,
+      { ...ahead, ...recent },
+      planned.activity && { ...planned.activity, newVisitor: !outcome.visitorFound },
+    );
     const velocity = computeVelocity(activity, recent);
     const event = buildEvent({
       eventId: newEventId(now),

@@ -100,6 +100,7 @@ export async function updateEvent(
     const replaced = await replaceEventPayload(store, {
       workspaceId: opts.workspaceId,
       eventId: opts.eventId,
+      timestamp: row.timestamp,
       environmentId: row.environment_id,
       previousPayload: row.payload,
       event: next,

@@ -198,7 +198,15 @@ export async function findEventsForSearch(store: Store, workspaceId: string, s: 
     const payloads = new Map<string, string>();
     if (page.length > 0) {
       const ids = page.map((r) => r.event_id);
-      const found = await db.selectFrom('events').select(['event_id', 'payload']).where('workspace_id', '=', workspaceId).where('event_id', 'in', ids).execute();
+      // The page's times too: on PostgreSQL they name the partitions to read (event-partitions.ts).
+      const times = [...new Set(page.map((r) => r.timestamp))];
+      const found = await db
+        .selectFrom('events')
+        .select(['event_id', 'payload'])
+        .where('workspace_id', '=', workspaceId)
+        .where('event_id', 'in', ids)
+        .where('timestamp', 'in', times)
+        .execute();
       for (const r of found) payloads.set(r.event_id, r.payload);
     }
     const found: FoundEvents = {

@@ -7,6 +7,7 @@ import { sql, type Kysely } from 'kysely';
 import type { V4Event } from '../../events/v4-event.js';
 import { commitTogether, groupWriter } from './group-commit.js';
 import { internalsOf, type Store } from './handle.js';
+import { dropEventPartition, ensureEventPartitions, listEventPartitions, RETENTION_LOCK } from './event-partitions.js';
 import { ipSortKey } from './ip-sort.js';
 import { prepareQuery } from './prepared-query.js';
 import type { Database, EventsTable, WebhookDeliveriesTable } from './schema.js';
@@ -179,6 +180,26 @@ export async function insertEvent(
   else await insertOnPostgres(store, write);
 }
 
+/**
+ * The time in an event id (`<epoch ms>.<random>`, ids.ts `newEventId`); undefined for an id of
+ * another form. The service stamps an event's id and its `timestamp` from the same clock
+ * reading, so this is the event's time.
+ */
+export function eventIdTime(eventId: string): number | undefined {
+  const m = /^(\d{13})\./.exec(eventId);
+  return m ? Number(m[1]) : undefined;
+}
+
+/**
+ * A lookup by event id also matches the time in the id: on PostgreSQL that names the one
+ * partition to read (events are partitioned by time, store/event-partitions.ts) instead of
+ * probing the primary key of every partition. An id without a time matches on the id alone.
+ */
+function atEventIdTime(eventId: string) {
+  const time = eventIdTime(eventId);
+  return <Q extends { where(column: 'timestamp', op: '=', value: number): Q }>(q: Q): Q => (time === undefined ? q : q.where('timestamp', '=', time));
+}
+
 export async function getEvent(store: Store, workspaceId: string, eventId: string): Promise<V4Event | undefined> {
   const payload = await getEventPayload(store, workspaceId, eventId);
   return payload === undefined ? undefined : (JSON.parse(payload) as V4Event);
@@ -198,6 +219,7 @@ export async function getEventPayload(
     .db.selectFrom('events')
     .select('payload')
     .where('event_id', '=', eventId)
+    .$call(atEventIdTime(eventId))
     .where('workspace_id', '=', workspaceId)
     .$if(environmentId !== null, (q) => q.where('environment_id', '=', environmentId!))
     .executeTakeFirst();
@@ -241,6 +263,7 @@ export async function findEventForUpdate(
     .select(['payload', 'environment_id', 'timestamp'])
     .where('workspace_id', '=', workspaceId)
     .where('event_id', '=', eventId)
+    .$call(atEventIdTime(eventId))
     .$if(environmentId !== null, (q) => q.where('environment_id', '=', environmentId!))
     .executeTakeFirst();
 }
@@ -251,7 +274,7 @@ export async function findEventForUpdate(
  */
 export async function replaceEventPayload(
   store: Store,
-  opts: { workspaceId: string; eventId: string; environmentId: string; previousPayload: string; event: V4Event },
+  opts: { workspaceId: string; eventId: string; timestamp: number; environmentId: string; previousPayload: string; event: V4Event },
 ): Promise<boolean> {
   const columns = eventColumns(opts.event, { workspaceId: opts.workspaceId, environmentId: opts.environmentId });
   const result = await internalsOf(store)
@@ -259,6 +282,8 @@ export async function replaceEventPayload(
     .set({ linked_id: columns.linked_id, suspect: columns.suspect, payload: columns.payload })
     .where('workspace_id', '=', opts.workspaceId)
     .where('event_id', '=', opts.eventId)
+    // The event's time (from findEventForUpdate): the primary key, and its partition on PostgreSQL.
+    .where('timestamp', '=', opts.timestamp)
     .where('payload', '=', opts.previousPayload)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
@@ -275,6 +300,7 @@ export async function findVisitorEventTimestamp(
     .where('workspace_id', '=', opts.workspaceId)
     .where('visitor_id', '=', opts.visitorId)
     .where('event_id', '=', opts.eventId)
+    .$call(atEventIdTime(opts.eventId))
     .$if(opts.environmentId != null, (q) => q.where('environment_id', '=', opts.environmentId!))
     .executeTakeFirst();
   return row?.timestamp;
@@ -325,34 +351,58 @@ export async function visitorEnvironmentIds(store: Store, workspaceId: string, v
   return rows.map((r) => r.environment_id);
 }
 
+/**
+ * PostgreSQL: makes the weekly partitions of `events` for `now`'s week and the weeks ahead that
+ * do not exist yet (event-partitions.ts); returns their names. Nothing to do on SQLite.
+ */
+export async function maintainEventPartitions(store: Store, now: number): Promise<string[]> {
+  return store.engine === 'postgres' ? ensureEventPartitions(internalsOf(store).db, now) : [];
+}
+
 /** Small batches keep each write transaction short, so ingestion is never blocked for long. */
 export const PURGE_BATCH = 1000;
 
+/** A retention cutoff for every workspace, or per workspace from its retention override. */
+export type RetentionCutoff = number | ((workspace: { data_retention_days: number | null }) => number);
+
+/**
 /**
  * Deletes events with a timestamp before `cutoff` (or the workspace's, given its retention
  * override), and with them their webhook deliveries of any status (and those deliveries'
  * attempts): an expired event is neither kept in a delivery nor sent later. Returns how many
- * of each. Workspace by workspace, so each batch is a range of the (workspace, time) index
+ * of each.
+ *
+ * SQLite: workspace by workspace, in batches, each a range of the (workspace, time) index
  * (events have no index on time alone: one index fewer to update on every insert). Each batch
  * is one transaction; between two the event loop takes a turn (SQLite runs statements
  * synchronously: requests are served in between).
+ *
+ * PostgreSQL (events partitioned by week, event-partitions.ts): first every partition whose
+ * whole range is older than the earliest cutoff of any workspace (the longest retention) is
+ * dropped with its rows (their deliveries deleted first), no event deleted one by one; then
+ * each workspace's expired rows left in the partitions that straddle its cutoff (the boundary
+ * week, the DEFAULT partition, a legacy partition, and for a workspace keeping less than the
+ * longest retention, the weeks between) are deleted in batches, each one statement with its
+ * deliveries. One process at a time runs this (a session advisory lock); another that finds it
+ * held skips the pass and counts 0.
  */
-export async function purgeEventsBefore(
-  store: Store,
-  cutoffOf: number | ((workspace: { data_retention_days: number | null }) => number),
-  batch = PURGE_BATCH,
-): Promise<{ events: number; deliveries: number }> {
+export async function purgeEventsBefore(store: Store, cutoffOf: RetentionCutoff, batch = PURGE_BATCH): Promise<{ events: number; deliveries: number }> {
   const workspaces = await internalsOf(store).db.selectFrom('workspaces').select(['id', 'data_retention_days']).execute();
+  const cutoffs = workspaces.map((w) => ({ workspaceId: w.id, cutoff: typeof cutoffOf === 'number' ? cutoffOf : cutoffOf(w) }));
+  if (store.engine === 'postgres') {
+    // The service's own period counts too: a partition may hold events of a workspace not listed.
+    const earliest = typeof cutoffOf === 'number' ? cutoffOf : Math.min(cutoffOf({ data_retention_days: null }), ...cutoffs.map((c) => c.cutoff));
+    return purgeOnPostgres(internalsOf(store).db, cutoffs, earliest, batch);
+  }
   const total = { events: 0, deliveries: 0 };
-  for (const workspace of workspaces) {
-    const cutoff = typeof cutoffOf === 'number' ? cutoffOf : cutoffOf(workspace);
+  for (const { workspaceId, cutoff } of cutoffs) {
     for (;;) {
       const purged = await store.transaction(async (trx) => {
         const { db } = internalsOf(trx);
         const rows = await db
           .selectFrom('events')
           .select('event_id')
-          .where('workspace_id', '=', workspace.id)
+          .where('workspace_id', '=', workspaceId)
           .where('timestamp', '<', cutoff)
           .limit(batch)
           .execute();
@@ -369,4 +419,55 @@ export async function purgeEventsBefore(
     }
   }
   return total;
+}
+
+async function purgeOnPostgres(
+  db: Kysely<Database>,
+  cutoffs: { workspaceId: string; cutoff: number }[],
+  earliest: number,
+  batch: number,
+): Promise<{ events: number; deliveries: number }> {
+  return db.connection().execute(async (conn) => {
+    const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_lock(${RETENTION_LOCK}) as locked`.execute(conn);
+    if (!rows[0]?.locked) return { events: 0, deliveries: 0 };
+    try {
+      const total = { events: 0, deliveries: 0 };
+      for (const partition of await listEventPartitions(conn)) {
+        if (partition.isDefault || partition.to === null || partition.to > earliest) continue;
+        // Counted for the job's log; an event stored into this old range meanwhile is dropped uncounted.
+        const counted = await sql<{ n: number }>`select count(*) as n from ${sql.id(partition.name)}`.execute(conn);
+        // Deliveries have no foreign key to the partitioned events: theirs go first (attempts cascade).
+        const deliveries = await sql`delete from webhook_deliveries where event_id in (select event_id from ${sql.id(partition.name)})`.execute(conn);
+        total.deliveries += Number(deliveries.numAffectedRows ?? 0);
+        if (await dropEventPartition(conn, partition.name)) total.events += Number(counted.rows[0]?.n ?? 0);
+      }
+      for (const { workspaceId, cutoff } of cutoffs) {
+        for (;;) {
+          // One statement: a batch of expired events and their deliveries. Both name the time
+          // range, so only partitions reaching below the cutoff are read.
+          const { rows: counts } = await sql<{ events: string; deliveries: string }>`
+            with doomed as (
+              select event_id, "timestamp" from events
+              where workspace_id = ${workspaceId} and "timestamp" < ${cutoff}
+              limit ${batch}
+            ), gone_deliveries as (
+              delete from webhook_deliveries where event_id in (select event_id from doomed) returning 1
+            ), gone_events as (
+              delete from events e using doomed d
+              where e.workspace_id = ${workspaceId} and e."timestamp" < ${cutoff}
+                and e.event_id = d.event_id and e."timestamp" = d."timestamp"
+              returning 1
+            )
+            select (select count(*) from gone_events) as events, (select count(*) from gone_deliveries) as deliveries`.execute(conn);
+          const n = Number(counts[0]?.events ?? 0);
+          total.events += n;
+          total.deliveries += Number(counts[0]?.deliveries ?? 0);
+          if (n < batch) break;
+        }
+      }
+      return total;
+    } finally {
+      await sql`select pg_advisory_unlock(${RETENTION_LOCK})`.execute(conn);
+    }
+  });
 }

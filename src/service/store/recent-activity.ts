@@ -19,6 +19,12 @@ import type { Store } from './handle.js';
 export const RECENT_WINDOWS_MS = { '5_minutes': 5 * 60_000, '1_hour': 60 * 60_000, '24_hours': 24 * 60 * 60_000 } as const;
 export type WindowName = keyof typeof RECENT_WINDOWS_MS;
 export const RECENT_SCAN_LIMIT = 1000;
+/**
+ * Events stamped up to this far after `now` still count (another process's clock may run a
+ * little ahead). The upper bound lets PostgreSQL plan only the partitions of those hours
+ * (event-partitions.ts), not the empty ones made for the week ahead.
+ */
+const FUTURE_MARGIN_MS = 60 * 60_000;
 
 /** The three velocity windows, each from `read`. */
 export function perWindow(read: (w: WindowName) => number): Window3 {
@@ -42,7 +48,8 @@ export interface RecentActivity {
   replayed: boolean;
 }
 
-interface Row {
+/** One row of the statement: one group of one scan. */
+export interface ActivityRow {
   /** Which scan the row comes from. */
   source: 'visitor' | 'linked_id' | 'ip';
   /** visitor: (IP, linked_id) of the group; linked_id: (IP, visitor ID); ip: nulls. */
@@ -55,7 +62,17 @@ interface Row {
   replays: number | string;
 }
 
-const recentActivityQuery = prepareQuery<Row>((_db, p) => {
+/** The two halves of the statement: the visitor's own events, and the events of its network (linked_id, IP). */
+export type ActivityPart = 'visitor' | 'network';
+
+/**
+ * The rows of `part` as SQL, with `p(name)` for each value (prepared-query.ts): `workspaceId`,
+ * `visitorId`, `ip`, `linkedId`, `requestHash`, `replaySince`, `since`, `since5Minutes`,
+ * `since1Hour`, `until` (recentActivityValues). Also a part of the identification's read
+ * on PostgreSQL (visitors.ts).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parameter marker stands for a value of any type (prepared-query.ts)
+export function activityRowsSql(p: (name: string) => any, part: ActivityPart) {
   // A literal limit lets the planner stop each index scan early.
   const limit = sql.lit(RECENT_SCAN_LIMIT);
   // Every scan starts 24 hours back, so the widest window is count(*).
@@ -63,23 +80,28 @@ const recentActivityQuery = prepareQuery<Row>((_db, p) => {
     count(case when timestamp >= ${p('since1Hour')} then 1 end) as n_1_hour, count(*) as n_24_hours`;
   const newest = (column: 'visitor_id' | 'linked_id' | 'ip_address', value: string, columns: string) =>
     sql`select ${sql.raw(columns)} from events
-      where workspace_id = ${p('workspaceId')} and ${sql.ref(column)} = ${p(value)} and timestamp >= ${p('since')}
+      where workspace_id = ${p('workspaceId')} and ${sql.ref(column)} = ${p(value)}
+        and timestamp >= ${p('since')} and timestamp < ${p('until')}
       order by timestamp desc limit ${limit}`;
-  return sql<Row>`select 'visitor' as source, ip_address as a, linked_id as b, ${countsPerWindow},
-      count(case when request_hash = ${p('requestHash')} and timestamp >= ${p('replaySince')} then 1 end) as replays
-    from (${newest('visitor_id', 'visitorId', 'timestamp, ip_address, linked_id, request_hash')}) as visitor_recent
-    group by ip_address, linked_id
-    union all
-    select 'linked_id', ip_address, visitor_id, ${countsPerWindow}, 0
+  if (part === 'visitor') {
+    return sql<ActivityRow>`select 'visitor' as source, ip_address as a, linked_id as b, ${countsPerWindow},
+        count(case when request_hash = ${p('requestHash')} and timestamp >= ${p('replaySince')} then 1 end) as replays
+      from (${newest('visitor_id', 'visitorId', 'timestamp, ip_address, linked_id, request_hash')}) as visitor_recent
+      group by ip_address, linked_id`;
+  }
+  return sql<ActivityRow>`select 'linked_id' as source, ip_address as a, visitor_id as b, ${countsPerWindow}, 0 as replays
     from (${newest('linked_id', 'linkedId', 'timestamp, ip_address, visitor_id')}) as linked_recent
     group by ip_address, visitor_id
     union all
     select 'ip', null, null, ${countsPerWindow}, 0
     from (${newest('ip_address', 'ip', 'timestamp')}) as ip_recent`;
-});
+}
+
+const recentActivityQuery = prepareQuery<ActivityRow>((_db, p) => sql<ActivityRow>`${activityRowsSql(p, 'visitor')} union all ${activityRowsSql(p, 'network')}`);
+const visitorActivityQuery = prepareQuery<ActivityRow>((_db, p) => activityRowsSql(p, 'visitor'));
 
 /** Per window, the distinct non-null values of the groups that have events in it, `own` left out. */
-function distinctPerWindow(rows: Row[], value: (row: Row) => string | null, own: string | undefined): Window3 {
+function distinctPerWindow(rows: ActivityRow[], value: (row: ActivityRow) => string | null, own: string | undefined): Window3 {
   return perWindow((w) => {
     const seen = new Set<string>();
     for (const row of rows) {
@@ -90,15 +112,24 @@ function distinctPerWindow(rows: Row[], value: (row: Row) => string | null, own:
   });
 }
 
-function sumPerWindow(rows: Row[]): Window3 {
+function sumPerWindow(rows: ActivityRow[]): Window3 {
   return perWindow((w) => rows.reduce((total, row) => total + Number(row[`n_${w}`]), 0));
 }
 
-export async function readRecentActivity(
-  store: Store,
-  e: { workspaceId: string; visitorId: string; ip?: string; linkedId?: string; requestHash?: string; replaySince: number; now: number },
-): Promise<RecentActivity> {
-  const rows = await recentActivityQuery(store, {
+/** What the counters are read for. */
+export interface RecentActivityQuery {
+  workspaceId: string;
+  visitorId: string;
+  ip?: string;
+  linkedId?: string;
+  requestHash?: string;
+  replaySince: number;
+  now: number;
+}
+
+/** The named values of activityRowsSql. */
+export function recentActivityValues(e: Omit<RecentActivityQuery, 'visitorId'> & { visitorId: string | null }) {
+  return {
     workspaceId: e.workspaceId,
     visitorId: e.visitorId,
     // NULL matches nothing: no IP, linked_id or request hash reads (or finds) no events.
@@ -109,7 +140,36 @@ export async function readRecentActivity(
     since: e.now - RECENT_WINDOWS_MS['24_hours'],
     since5Minutes: e.now - RECENT_WINDOWS_MS['5_minutes'],
     since1Hour: e.now - RECENT_WINDOWS_MS['1_hour'],
-  });
+    until: e.now + FUTURE_MARGIN_MS,
+  };
+}
+
+/**
+ * Rows read ahead, in the statement that loaded the identification state (PostgreSQL,
+ * visitors.ts): the network part, and the visitor part of the visitor the visit's token named
+ * (the visitor the visit links to whenever it still exists).
+ */
+export interface PrefetchedActivity {
+  network: ActivityRow[];
+  visitor?: { visitorId: string; rows: ActivityRow[] };
+}
+
+/**
+ * The recent activity of a new event. With `prefetched`, only what it lacks is read: nothing
+ * when it holds the visitor's part, or when the visitor is `newVisitor` (created by this very
+ * visit: it has no events yet); otherwise the visitor's part alone.
+ */
+export async function readRecentActivity(
+  store: Store,
+  e: RecentActivityQuery,
+  prefetched?: PrefetchedActivity & { newVisitor: boolean },
+): Promise<RecentActivity> {
+  const values = recentActivityValues(e);
+  let rows: ActivityRow[];
+  if (prefetched === undefined) rows = await recentActivityQuery(store, values);
+  else if (prefetched.visitor?.visitorId === e.visitorId) rows = [...prefetched.visitor.rows, ...prefetched.network];
+  else if (prefetched.newVisitor) rows = prefetched.network;
+  else rows = [...(await visitorActivityQuery(store, values)), ...prefetched.network];
   const visitor = rows.filter((r) => r.source === 'visitor');
   const linked = rows.filter((r) => r.source === 'linked_id');
   return {

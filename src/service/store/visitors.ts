@@ -9,6 +9,7 @@ import type { Engine } from './database.js';
 import { commitTogether } from './group-commit.js';
 import { internalsOf, type Store } from './handle.js';
 import { prepareQuery } from './prepared-query.js';
+import { activityRowsSql, recentActivityValues, type ActivityRow, type PrefetchedActivity, type RecentActivityQuery } from './recent-activity.js';
 import type { Database } from './schema.js';
 
 /** Visitors read per blocking key: bounds the work of one identification. */
@@ -362,15 +363,107 @@ export async function visitorExists(store: Store, workspaceId: string, visitorId
   return identity !== undefined;
 }
 
+/** What the identification's read may also read on PostgreSQL: the recent activity of the new event (recent-activity.ts). */
+export type ActivityAhead = Omit<RecentActivityQuery, 'workspaceId' | 'visitorId'>;
+
+interface TokenReadRow {
+  token_visitor: VisitorRow | null;
+  network: ActivityRow[];
+  token_activity: ActivityRow[];
+}
+
+interface KeysReadRow {
+  crowding: KeyCrowding | null;
+  candidates: VisitorRow[];
+  network: ActivityRow[];
+}
+
+/**
+ * PostgreSQL: the read of an identification is one statement (one round trip), each part a
+ * JSON column, with the recent-activity rows of the new event read ahead (its network's, and
+ * with a token, the token visitor's own: the visitor the visit links to whenever it exists).
+ * Two statements, one per kind of visit, rather than one for both: PostgreSQL plans every
+ * part of a statement even when it does not run it, and planning the partitioned scans is most
+ * of the cost of these reads.
+ *
+ * With a token: the token's visitor.
+ */
+const tokenReadOnPostgres = prepareQuery<TokenReadRow>((db, p) => {
+  const tokenVisitor = db
+    .selectFrom('visitors')
+    .select(VISITOR_COLUMNS)
+    .where('visitor_id', '=', p('tokenVisitorId'))
+    .where('workspace_id', '=', p('workspaceId'));
+  return sql<TokenReadRow>`select
+    (select row_to_json(v) from (${tokenVisitor}) as v) as token_visitor,
+    (select coalesce(json_agg(r), '[]') from (${activityRowsSql(p, 'network')}) as r) as network,
+    (select coalesce(json_agg(r), '[]') from (${activityRowsSql(p, 'visitor')}) as r) as token_activity`;
+});
+
+/**
+ * Without a token (or when its visitor is gone): the visitors of the visit's blocking keys, the
+ * CANDIDATES_PER_KEY most recently seen of each key ranked in SQL, and the crowding of each
+ * key kind (the keys come as one JSON array, so the text is the same for every visit and
+ * compiles once).
+ */
+const keysReadOnPostgres = prepareQuery<KeysReadRow>((_db, p) => {
+  const columns = sql.join(VISITOR_COLUMNS.map((c) => sql.ref(c)));
+  return sql<KeysReadRow>`with key_rows as materialized (
+      select k.key, vk.visitor_id, vk.last_seen_at
+      from json_array_elements_text(cast(${p('keys')} as json)) as k(key)
+      cross join lateral (
+        select visitor_id, last_seen_at from visitor_keys
+        where workspace_id = ${p('workspaceId')} and key = k.key
+        order by last_seen_at desc
+        limit case when k.key like 'p:%' then ${sql.lit(NETWORK_COUNT_LIMIT)} else ${sql.lit(KEY_COUNT_LIMIT)} end
+      ) as vk)
+    select
+      (select json_object_agg(kind, n) from (select split_part(key, ':', 1) as kind, count(*) as n from key_rows group by 1) as c) as crowding,
+      (select coalesce(json_agg(v), '[]') from (
+        select ${columns} from visitors
+        where workspace_id = ${p('workspaceId')} and visitor_id in (
+          select visitor_id from (
+            select visitor_id, row_number() over (partition by key order by last_seen_at desc) as rank
+            from key_rows where key not like 'p:%') as ranked
+          where rank <= ${sql.lit(CANDIDATES_PER_KEY)})) as v) as candidates,
+      (select coalesce(json_agg(r), '[]') from (${activityRowsSql(p, 'network')}) as r) as network`;
+});
+
 /**
  * Everything one identification decides on, in one step: the visitor named by a verified
  * token when it still exists (a token visit needs nothing else), otherwise the candidates of
  * the visit's blocking keys and how crowded each key kind is.
+ *
+ * With `activity` (ingestion), PostgreSQL also reads ahead the recent activity of the new
+ * event (`prefetched`, for readRecentActivity), all in one statement (two when a token names
+ * a visitor that no longer exists); SQLite reads as before (its statements cost no round trip)
+ * and returns no `prefetched`.
  */
 export async function loadIdentificationState(
   store: Store,
-  q: { workspaceId: string; tokenVisitorId?: string; keys: readonly string[] },
-): Promise<{ tokenVisitor: VisitorRecord | null; candidates: VisitorRecord[]; crowding: KeyCrowding }> {
+  q: { workspaceId: string; tokenVisitorId?: string; keys: readonly string[]; activity?: ActivityAhead },
+): Promise<{ tokenVisitor: VisitorRecord | null; candidates: VisitorRecord[]; crowding: KeyCrowding; prefetched?: PrefetchedActivity }> {
+  if (store.engine === 'postgres') {
+    // Without activity to read, its values are nulls: each of its scans is a constant false.
+    const activity = (visitorId: string | null) =>
+      recentActivityValues({ replaySince: 0, now: 0, ...q.activity, workspaceId: q.workspaceId, visitorId: q.activity ? visitorId : null });
+    if (q.tokenVisitorId !== undefined) {
+      const [row] = await tokenReadOnPostgres(store, { ...activity(q.tokenVisitorId), tokenVisitorId: q.tokenVisitorId });
+      if (row?.token_visitor) {
+        const tokenVisitor = toRecord(row.token_visitor);
+        const prefetched = q.activity && { network: row.network, visitor: { visitorId: tokenVisitor.visitorId, rows: row.token_activity } };
+        return { tokenVisitor, candidates: [], crowding: {}, ...(prefetched && { prefetched }) };
+      }
+    }
+    const [row] = await keysReadOnPostgres(store, { ...activity(null), keys: JSON.stringify(q.keys) });
+    if (!row) throw new Error('the identification read returned no row');
+    return {
+      tokenVisitor: null,
+      candidates: row.candidates.map(toRecord),
+      crowding: row.crowding ?? {},
+      ...(q.activity && { prefetched: { network: row.network } }),
+    };
+  }
   const tokenVisitor = q.tokenVisitorId === undefined ? null : await loadVisitor(store, q.workspaceId, q.tokenVisitorId);
   if (tokenVisitor) return { tokenVisitor, candidates: [], crowding: {} };
   return { tokenVisitor: null, ...(await findCandidates(store, q.workspaceId, q.keys)) };

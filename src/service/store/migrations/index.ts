@@ -14,6 +14,7 @@ import * as webhooks from './008-webhooks.js';
 import * as searchColumns from './009-search-columns.js';
 import * as deliveryEventIndex from './010-delivery-event-index.js';
 import * as cacheGeneration from './011-cache-generation.js';
+import * as partitionedEvents from './012-partitioned-events.js';
 
 export const migrations: Record<string, Migration> = {
   '001-core': core,
@@ -27,6 +28,7 @@ export const migrations: Record<string, Migration> = {
   '009-search-columns': searchColumns,
   '010-delivery-event-index': deliveryEventIndex,
   '011-cache-generation': cacheGeneration,
+  '012-partitioned-events': partitionedEvents,
 };
 
 export const migrationProvider: MigrationProvider = {
