@@ -20,6 +20,7 @@ import { countEvents, eventColumns, getEventPayload, insertEvent, maintainEventP
 import { kyselyOf, openStore, type Store } from '../../src/service/store/index.js';
 import { migrationProvider } from '../../src/service/store/migrations/index.js';
 import type { Database } from '../../src/service/store/schema.js';
+import { createWebhook } from '../../src/service/store/webhooks.js';
 import { createWorkspace, updateWorkspaceSettings } from '../../src/service/store/workspaces.js';
 import { createTestDatabase, startTestService, type TestDatabase, type TestService } from '../helpers/test-service.js';
 import { DAY, makeEvent, manualClock, T0 } from '../server-api/fixtures.js';
@@ -140,14 +141,19 @@ describe('partitioned events (postgres)', () => {
       ancient: makeEvent(T0 - 400 * DAY, 'v'),
       recent: makeEvent(T0, 'v'),
     };
-    for (const e of Object.values(events)) await insertEvent(store, e, ids);
+    // Each event with a webhook delivery: deliveries have no foreign key to the partitioned
+    // events, and must go with them whether their week is dropped or their rows deleted.
+    const webhook = await createWebhook(store, { workspaceId: ids.workspaceId, environmentId: null, url: 'https://example.com/hook', now: T0 });
+    for (const e of Object.values(events)) await insertEvent(store, e, ids, { deliveries: [{ webhookId: webhook.id, eventId: e.event_id, payload: '{}' }] });
     const where = await partitionsOf(db);
     expect(where[events.dropped1.event_id]).toBe('events_p20251201');
     expect(where[events.dropped2.event_id]).toBe('events_p20251208');
     expect(where[events.boundaryOld.event_id]).toBe('events_p20251215');
     expect(where[events.ancient.event_id]).toBe(DEFAULT_PARTITION);
 
-    expect(await purgeExpiredEvents(store, T0, 30)).toBe(4);
+    expect(await purgeExpiredEvents(store, T0, 30)).toEqual({ events: 4, deliveries: 4 });
+    const deliveries = await db.selectFrom('webhook_deliveries').select('event_id').execute();
+    expect(deliveries.map((d) => d.event_id).sort()).toEqual([events.boundaryKept.event_id, events.recent.event_id].sort());
     const left = await names(db);
     expect(left).not.toContain('events_p20251201');
     expect(left).not.toContain('events_p20251208');
@@ -155,7 +161,7 @@ describe('partitioned events (postgres)', () => {
     expect(left).toContain(DEFAULT_PARTITION);
     expect(Object.keys(await partitionsOf(db)).sort()).toEqual([events.boundaryKept.event_id, events.recent.event_id].sort());
     // Nothing more to do on the next pass.
-    expect(await purgeExpiredEvents(store, T0, 30)).toBe(0);
+    expect(await purgeExpiredEvents(store, T0, 30)).toEqual({ events: 0, deliveries: 0 });
   });
 
   it('a workspace that keeps events longer keeps their weeks; the others lose theirs row by row', async () => {
@@ -167,11 +173,11 @@ describe('partitioned events (postgres)', () => {
     const theirs = makeEvent(T0 - 39 * DAY, 'w');
     await insertEvent(store, mine, ids);
     await insertEvent(store, theirs, { workspaceId: patient.id, environmentId: ids.environmentId });
-    expect(await purgeExpiredEvents(store, T0, 30)).toBe(1);
+    expect(await purgeExpiredEvents(store, T0, 30)).toEqual({ events: 1, deliveries: 0 });
     expect(await names(db)).toContain('events_p20251201');
     expect(Object.keys(await partitionsOf(db))).toEqual([theirs.event_id]);
     // Once past the longest retention, the week goes as a whole.
-    expect(await purgeExpiredEvents(store, T0 + 30 * DAY, 30)).toBe(1);
+    expect(await purgeExpiredEvents(store, T0 + 30 * DAY, 30)).toEqual({ events: 1, deliveries: 0 });
     expect(await names(db)).not.toContain('events_p20251201');
   });
 
@@ -254,7 +260,7 @@ describe('migration 012-partitioned-events (postgres)', () => {
 
     // The retention job drops the legacy partition as a whole once all of it is expired.
     const inLegacy = before.filter((row) => row.timestamp < boundary).length + 1;
-    expect(await purgeExpiredEvents(store, boundary + 90 * DAY, 90)).toBe(inLegacy);
+    expect(await purgeExpiredEvents(store, boundary + 90 * DAY, 90)).toEqual({ events: inLegacy, deliveries: 0 });
     expect(await names(db)).not.toContain(LEGACY_PARTITION);
   });
 
