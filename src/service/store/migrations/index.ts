@@ -12,6 +12,7 @@ import * as managementApi from './006-management-api.js';
 import * as encryptionKeys from './007-encryption-keys.js';
 import * as webhooks from './008-webhooks.js';
 import * as searchColumns from './009-search-columns.js';
+import * as visitorLinks from './011-visitor-links.js';
 
 export const migrations: Record<string, Migration> = {
   '001-core': core,
@@ -23,6 +24,7 @@ export const migrations: Record<string, Migration> = {
   '007-encryption-keys': encryptionKeys,
   '008-webhooks': webhooks,
   '009-search-columns': searchColumns,
+  '011-visitor-links': visitorLinks,
 };
 
 export const migrationProvider: MigrationProvider = {
