@@ -1,7 +1,8 @@
 /**
  * Visitor deletion: the request schedules it (workspace opt-in, 30 per hour and 500 per day
  * per workspace), the background job executes it: events of the last 10 days and the
- * visitor's identity go; older events stay until retention purges them.
+ * visitor's identity go; older events stay until retention purges them. The IDs relinked to
+ * the visitor (identification/relink.ts) are part of it: their events of that window go too.
  */
 import type { Store } from '../store/index.js';
 import {
@@ -14,6 +15,7 @@ import {
   pruneDoneDeletions,
 } from '../store/visitor-deletions.js';
 import { visitorEnvironmentIds } from '../store/events.js';
+import { listAbsorbedVisitorIds } from '../store/visitor-links.js';
 import { deleteVisitor, visitorExists } from '../store/visitors.js';
 import { RateLimited } from '../http/errors.js';
 import { ApiError, ERRORS } from './errors.js';
@@ -58,7 +60,8 @@ export async function scheduleVisitorDeletion(
     if (workspace === undefined || !workspace.deletionEnabled) throw new ApiError(ERRORS.featureNotEnabled);
     if (!(await visitorExists(trx, opts.workspaceId, opts.visitorId))) throw new ApiError(ERRORS.visitorNotFound);
     if (opts.environmentId !== null) {
-      const environments = await visitorEnvironmentIds(trx, opts.workspaceId, opts.visitorId);
+      const absorbed = await listAbsorbedVisitorIds(trx, opts.workspaceId, opts.visitorId);
+      const environments = await visitorEnvironmentIds(trx, opts.workspaceId, opts.visitorId, absorbed);
       if (environments.length === 0 || environments.some((e) => e !== opts.environmentId)) throw new ApiError(ERRORS.visitorNotFound);
     }
     checkLimits(await listDeletionRequestTimes(trx, opts.workspaceId, opts.now - DAY_MS), opts.now);
@@ -73,7 +76,13 @@ export async function executeScheduledDeletions(store: Store, now: number, batch
   // (No wrapping transaction: deleteVisitor runs its own.)
   for (const deletion of pending) {
     const target = { workspaceId: deletion.workspace_id, visitorId: deletion.visitor_id };
-    const deleted = await deleteVisitorEventsSince(store, { ...target, since: deletion.requested_at - DELETION_EVENT_WINDOW_MS });
+    const since = deletion.requested_at - DELETION_EVENT_WINDOW_MS;
+    let deleted = 0;
+    // The relinked IDs' events first: deleteVisitor drops the links that name them.
+    for (const absorbedId of await listAbsorbedVisitorIds(store, target.workspaceId, target.visitorId)) {
+      deleted += await deleteVisitorEventsSince(store, { workspaceId: target.workspaceId, visitorId: absorbedId, since });
+    }
+    deleted += await deleteVisitorEventsSince(store, { ...target, since });
     await deleteVisitor(store, target.workspaceId, target.visitorId);
     await markDeletionDone(store, deletion.id, now, deleted);
   }
