@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Signals } from '../../src/protocol/index.js';
 import { decideIdentification, type IdentificationFacts, type KnownVisitor } from '../../src/service/identification/decide-identification.js';
 import { extractFeatures, networkKeys } from '../../src/service/identification/features.js';
-import type { JarRecord } from '../../src/service/identification/jars.js';
+import { observeJarUse, type JarRecord } from '../../src/service/identification/jars.js';
 import { MATCH, type KeyCrowding } from '../../src/service/identification/matcher.js';
 import { emptyProfile, updateProfile } from '../../src/service/identification/profile.js';
 import { decideRelink, relinkable } from '../../src/service/identification/relink.js';
@@ -107,6 +107,15 @@ describe('relinking', () => {
     expect(plan.profile.nets).toContain(HOME);
     expect(plan.confidence.comment).toMatch(/^relinked: this storage's visitor ID YoungVisitor00000000, created while look-alike visitors existed, now matches this earlier visitor: signals match; seen on this network/);
     expect(plan.confidence.score).toBeGreaterThan(0.5);
+  });
+
+  it('a wrong relink is caught by the jars: when the storage of the earlier ID comes back, the relinked one is revoked', () => {
+    const y = young();
+    const plan = decideIdentification(facts({ token: y, candidates: [earlier(), y] }));
+    if (plan.kind !== 'relink') throw new Error('expected a relink');
+    const seen = observeJarUse(plan.profile.jars ?? [], 'oldjar0000', NOW + DAY, false);
+    expect(seen.conflict).toBe(true);
+    expect(seen.jars.find((j) => j.i === 'newjar0000')?.x).toBe(1);
   });
 
   it('is off with MATCH.relink = 0 (the bench measures it both ways)', () => {
