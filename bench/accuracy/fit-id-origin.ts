@@ -6,6 +6,9 @@
  * answer was right (metrics.ts, isCorrect), its inputs the ID's posterior at creation (read
  * from the service's database after the run) and the visits the ID had before. Prints the
  * weights to paste into ID_ORIGIN_MODEL. Fit on a seed other than the report's (tessera-1).
+ *
+ * An ID that was relinked (identification/relink.ts) has no row any more; its posterior at
+ * creation is read back from the answer that created it (the model's own output, inverted).
  */
 import { parseArgs } from 'node:util';
 import { ID_ORIGIN_MODEL, idOriginFeatures } from '../../src/service/identification/id-origin.js';
@@ -26,6 +29,8 @@ if (values.seed === 'tessera-1') console.warn('warning: tessera-1 is the seed th
 
 /** Posterior at creation of every visitor created among look-alikes. */
 const births = new Map<string, number>();
+/** IDs relinked to an earlier one (their rows are gone). */
+const absorbed = new Set<string>();
 console.log(`Fitting the ID-origin model: ${values.browsers} browsers, ${values.days} days, seed ${values.seed}`);
 const result = await runSimulation({
   seed: values.seed,
@@ -38,8 +43,23 @@ const result = await runSimulation({
       const profile = parseProfile(row.profile);
       if (profile.contested && profile.birth !== undefined) births.set(row.visitor_id, profile.birth);
     }
+    for (const row of await db.selectFrom('visitor_links').select('absorbed_id').execute()) absorbed.add(row.absorbed_id);
   },
 });
+
+/**
+ * The posterior at creation from the score of the answer that created the ID: that answer's
+ * score is the model at (birth, 0 earlier visits, creating), rounded to 3 decimals.
+ */
+function birthFromCreatingScore(score: number): number {
+  const clamp = (p: number) => Math.min(1 - 1e-3, Math.max(1e-3, p));
+  const logit = (p: number) => Math.log(clamp(p) / (1 - clamp(p)));
+  const m = ID_ORIGIN_MODEL;
+  return 1 / (1 + Math.exp(-(logit(score) - m.intercept - m.creating) / m.birthLogit));
+}
+for (const r of result.records) {
+  if (r.serviceId !== null && absorbed.has(r.serviceId) && !births.has(r.serviceId) && r.score !== undefined) births.set(r.serviceId, birthFromCreatingScore(r.score));
+}
 process.stderr.write('\n');
 
 const outcomes: VisitOutcome[] = result.records

@@ -3,7 +3,7 @@
  * baselines overall, per cohort and per visit condition, confidence calibration, and the
  * targets of issue 5. Pure: callers print or write it.
  */
-import { computeMetrics, indexStream, type AccuracyMetrics, type VisitOutcome } from './metrics.js';
+import { computeMetrics, indexStream, type AccuracyMetrics, type StreamIndex, type VisitOutcome } from './metrics.js';
 import type { SimulationResult, VisitRecord } from './simulate.js';
 
 export const TARGETS = {
@@ -39,8 +39,10 @@ export interface AccuracyReport {
    * storage kept or lost), each row with the cookie-only baseline beside the service.
    */
   segments: SegmentRow[];
-  /** Visits that sent back a token: share whose service ID equals the previous ID of the same storage. */
+  /** Visits that sent back a token (but relinks): share whose service ID equals the previous ID of the same storage. */
   tokenContinuity: { visits: number; sameIdRate: number };
+  /** What relinking (a storage's young ID moved back to an earlier one) did in this run. */
+  relinking: RelinkFigures;
   targets: {
     reidentification: { target: number; value: number; met: boolean };
     falseMerges: { target: number; value: number; met: boolean };
@@ -56,6 +58,60 @@ export interface SegmentRow {
   cookieOnly: { reidentificationRate: number };
   /** Service minus cookie-only re-identification, in points. */
   deltaPoints: number;
+}
+
+/**
+ * What relinking did, against keeping each relinked storage on the ID it had before (within one
+ * run; the same run with `--match relink=0` measures it with every knock-on effect).
+ */
+export interface RelinkFigures {
+  /** Visits the service answered by relinking their storage. */
+  relinks: number;
+  /** Of those, relinked to the browser's own original ID / to an ID owned by another browser. */
+  toOriginal: number;
+  toForeign: number;
+  /** Visits of relinked storages from their relink on. */
+  visits: number;
+  /** Of those, visits that got the browser's original ID where the storage's previous ID was not it, and the reverse. */
+  gained: number;
+  lost: number;
+  /** (gained − lost) over all returning visits, in points of re-identification. */
+  netPoints: number;
+  /** Merged IDs whose first visit of another browser was a relink. */
+  mergedIds: number;
+}
+
+/** RelinkFigures from the visit records and the service's stream index (metrics.ts). */
+export function relinkFigures(records: readonly VisitRecord[], index: StreamIndex, returningVisits: number): RelinkFigures {
+  const out: RelinkFigures = { relinks: 0, toOriginal: 0, toForeign: 0, visits: 0, gained: 0, lost: 0, netPoints: 0, mergedIds: 0 };
+  const lastIdOfJar = new Map<string, string>();
+  /** Per relinked storage, the ID it would have kept. */
+  const kept = new Map<string, string>();
+  const firstForeign = new Map<string, VisitRecord>();
+  for (const r of [...records].sort((a, b) => a.t - b.t)) {
+    if (r.serviceId === null) continue;
+    const original = index.original.get(r.browser);
+    if (index.owner.get(r.serviceId) !== r.browser && !firstForeign.has(r.serviceId)) firstForeign.set(r.serviceId, r);
+    if (r.relinked) {
+      out.relinks++;
+      if (r.serviceId === original) out.toOriginal++;
+      if (index.owner.get(r.serviceId) !== r.browser) out.toForeign++;
+      const previous = lastIdOfJar.get(r.cookieId);
+      if (previous !== undefined && !kept.has(r.cookieId)) kept.set(r.cookieId, previous);
+    }
+    const counterfactual = kept.get(r.cookieId);
+    if (counterfactual !== undefined) {
+      out.visits++;
+      const now = r.serviceId === original;
+      const before = counterfactual === original;
+      if (now && !before) out.gained++;
+      if (before && !now) out.lost++;
+    }
+    lastIdOfJar.set(r.cookieId, r.serviceId);
+  }
+  for (const [id, r] of firstForeign) if (r.relinked && (index.browsersOfId.get(id)?.size ?? 0) > 1) out.mergedIds++;
+  out.netPoints = returningVisits ? ((out.gained - out.lost) / returningVisits) * 100 : 0;
+  return out;
 }
 
 /** Cluster size buckets: how many browsers shared a browser's exact signals at some visit. */
@@ -199,7 +255,8 @@ export function buildReport(result: SimulationResult, options: { seed: string; d
   for (const r of [...records].sort((a, b) => a.t - b.t)) {
     if (r.serviceId === null) continue;
     const previous = lastIdOfJar.get(r.cookieId);
-    if (previous !== undefined && r.condition !== 'first-visit') {
+    // A relink changes the storage's ID on purpose (reported on its own line).
+    if (previous !== undefined && r.condition !== 'first-visit' && !r.relinked) {
       tokenVisits++;
       if (previous === r.serviceId) tokenSame++;
     }
@@ -223,6 +280,7 @@ export function buildReport(result: SimulationResult, options: { seed: string; d
     networks,
     segments,
     tokenContinuity: { visits: tokenVisits, sameIdRate: tokenVisits ? tokenSame / tokenVisits : 0 },
+    relinking: relinkFigures(records, streams.service.index, service.returningVisits),
     targets: {
       reidentification: { target: TARGETS.reidentificationRate, value: service.reidentificationRate, met: service.reidentificationRate >= TARGETS.reidentificationRate },
       falseMerges: { target: TARGETS.mergedIdShare, value: service.mergedIdShare, met: service.mergedIdShare < TARGETS.mergedIdShare },
@@ -244,6 +302,14 @@ export function worstSegment(r: AccuracyReport): SegmentRow | null {
   return judged.length ? judged.reduce((a, b) => (b.deltaPoints < a.deltaPoints ? b : a)) : null;
 }
 
+/** The relinking line of the report. */
+export function relinkingLine(r: AccuracyReport): string {
+  const k = r.relinking;
+  if (k.relinks === 0) return 'Relinking: no storage was relinked in this run.';
+  const sign = k.netPoints >= 0 ? '+' : '';
+  return `Relinking: ${k.relinks.toLocaleString('en-US')} visits moved their storage back to an earlier ID (${k.toOriginal} to the browser's original ID, ${k.toForeign} to another browser's). Against keeping those storages on their previous ID, the ${k.visits.toLocaleString('en-US')} visits from each relink on gained ${k.gained} and lost ${k.lost} original IDs: ${sign}${num(k.netPoints, 2)} points of re-identification; it cost ${k.mergedIds} merged ID${k.mergedIds === 1 ? '' : 's'} (first joined to another browser by a relink). Run with \`--match relink=0\` for the figures without it.`;
+}
+
 /** The headline figures of several runs (seeds) side by side. */
 export function seedComparisonMarkdown(reports: readonly AccuracyReport[]): string {
   const lines: string[] = [];
@@ -255,6 +321,7 @@ export function seedComparisonMarkdown(reports: readonly AccuracyReport[]): stri
     ['After storage loss (oracle)', (r) => `${pct(cond(r, 'storage-lost', 'service'))} (${pct(cond(r, 'storage-lost', 'oracle'))})`],
     ['Private windows (oracle)', (r) => `${pct(cond(r, 'private', 'service'))} (${pct(cond(r, 'private', 'oracle'))})`],
     ['IDs merged with another browser', (r) => `${pct(r.methods.service.mergedIdShare, 3)} (${r.methods.service.mergedIds})`],
+    ['Relinking: re-identification points / merged IDs it caused', (r) => `${r.relinking.netPoints >= 0 ? '+' : ''}${num(r.relinking.netPoints, 2)} / ${r.relinking.mergedIds}`],
     ['Worst segment vs cookie-only (points)', (r) => { const w = worstSegment(r); return w ? `${num(w.deltaPoints, 2)} (${w.dimension} ${w.value})` : 'n/a'; }],
     ['Calibration: worst gap (points)', (r) => (r.targets.calibration.worstGapPoints === null ? 'n/a' : num(r.targets.calibration.worstGapPoints, 2))],
   ];
@@ -325,7 +392,9 @@ export function reportMarkdown(r: AccuracyReport): string {
   lines.push('Service re-identification of returning visits by network: ' + Object.entries(r.networks).sort((a, b) => b[1].visits - a[1].visits)
     .map(([k, v]) => `${k} ${pct(v.serviceReidentificationRate)} (${v.visits.toLocaleString('en-US')})`).join(', ') + '.');
   lines.push('');
-  lines.push(`Token continuity: of the ${r.tokenContinuity.visits.toLocaleString('en-US')} visits that sent back a token from an earlier visit of the same storage, ${pct(r.tokenContinuity.sameIdRate)} got that visit's ID again.`);
+  lines.push(`Token continuity: of the ${r.tokenContinuity.visits.toLocaleString('en-US')} visits that sent back a token from an earlier visit of the same storage, ${pct(r.tokenContinuity.sameIdRate)} got that visit's ID again${r.relinking.relinks ? ' (visits answered by a relink left out)' : ''}.`);
+  lines.push('');
+  lines.push(relinkingLine(r));
   lines.push('');
   if (m.service.calibration) {
     lines.push('Confidence calibration of the service (wrong = not the browser\'s own original ID):');

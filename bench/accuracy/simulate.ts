@@ -50,6 +50,11 @@ export interface VisitRecord {
   cookieId: string;
   /** The distinguishability limit's answer (oracleVisitorIds). */
   oracleId: string;
+  /**
+   * The service moved this storage's ID back to an earlier one (relinking): its answer's
+   * `confidence.comment` says `relinked: ...`.
+   */
+  relinked?: boolean;
 }
 
 export interface SimulationResult {
@@ -113,6 +118,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       simNow = Math.max(simNow, visit.t);
       let serviceId: string | null = null;
       let score: number | undefined;
+      let relinked = false;
       let error: string | null = null;
       try {
         const res = await fetch(endpoint, {
@@ -129,6 +135,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
         if (res.ok && body.visitor_id) {
           serviceId = body.visitor_id;
           score = body.confidence?.score;
+          relinked = body.confidence?.comment?.startsWith('relinked:') ?? false;
           tokens.set(visit.jar, body.token);
         } else {
           error = body.error?.code ?? `http_${res.status}`;
@@ -140,6 +147,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       records[i] = {
         browser: visit.browser, t: visit.t, condition, network: rendered.network, serviceId, score, error,
         exactId: exactHashVisitorId(rendered.signals), cookieId: cookieOnlyVisitorId(visit.jar), oracleId: '',
+        ...(relinked ? { relinked } : {}),
       };
       oracleInputs[i] = { browser: visit.browser, t: visit.t, jar: visit.jar, exactId: records[i].exactId, network: networkPrefix(rendered.ip) };
     };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SimBrowser } from '../../bench/accuracy/population.js';
-import { clusterBucket, fingerprintTwins, segmentsOfBrowsers } from '../../bench/accuracy/report.js';
+import { indexStream } from '../../bench/accuracy/metrics.js';
+import { clusterBucket, fingerprintTwins, relinkFigures, segmentsOfBrowsers } from '../../bench/accuracy/report.js';
 import type { SimulationResult, VisitRecord } from '../../bench/accuracy/simulate.js';
 
 const record = (browser: number, exactId: string, over: Partial<VisitRecord> = {}): VisitRecord => ({
@@ -28,5 +29,18 @@ describe('accuracy report', () => {
     expect(segments.get(1)).toEqual({ device: 'mobile', cluster: '2-4', network: 'home', storage: 'storage lost or private' });
     expect(segments.get(2)).toEqual({ device: 'desktop', cluster: '1 (unique)', network: 'office', storage: 'storage lost or private' });
     expect([1, 2, 4, 5, 19, 20].map(clusterBucket)).toEqual(['1 (unique)', '2-4', '2-4', '5-19', '5-19', '20+']);
+  });
+
+  it('relinking: what each relinked storage got against keeping its previous ID, and the merges relinks caused', () => {
+    const v = (browser: number, t: number, serviceId: string, jar: string, relinked = false): VisitRecord =>
+      record(browser, 'h', { t, serviceId, cookieId: jar, ...(relinked ? { relinked } : {}) });
+    const records = [
+      // Browser 0: first ID A; its storage is lost, new ID Y; relinked back to A, then one more visit.
+      v(0, 1, 'A', 'j0'), v(0, 2, 'Y', 'j1'), v(0, 3, 'Y', 'j1'), v(0, 4, 'A', 'j1', true), v(0, 5, 'A', 'j1'),
+      // Browser 1: its own ID B, later relinked to A (browser 0's): a merge.
+      v(1, 6, 'B', 'k0'), v(1, 7, 'A', 'k0', true),
+    ];
+    const index = indexStream(records.map((r) => ({ browser: r.browser, t: r.t, id: r.serviceId, condition: r.condition })));
+    expect(relinkFigures(records, index, 5)).toEqual({ relinks: 2, toOriginal: 1, toForeign: 1, visits: 3, gained: 2, lost: 1, netPoints: 20, mergedIds: 1 });
   });
 });

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Signals } from '../../src/protocol/index.js';
-import { incompatibility } from '../../src/service/identification/compatibility.js';
+import { incompatibility, profileIncompatibility } from '../../src/service/identification/compatibility.js';
 import { extractFeatures } from '../../src/service/identification/features.js';
 import { decideWithoutToken, type Candidate } from '../../src/service/identification/matcher.js';
 import { emptyProfile, updateProfile, type VisitorProfile } from '../../src/service/identification/profile.js';
@@ -59,5 +59,20 @@ describe('incompatibility', () => {
     expect(decideWithoutToken(visit, [candidate], {}).kind).toBe('new');
     const same = { ...visit, features: extractFeatures(seen) };
     expect(decideWithoutToken(same, [candidate], {}).kind).toBe('link');
+  });
+
+  it('between two profiles: every stable value one has shown must be among the other\'s; no older release', () => {
+    const earlier = profileOf(windowsChrome(), windowsChrome());
+    expect(profileIncompatibility(profileOf(windowsChrome()), earlier)).toBeNull();
+    // A browser that upgraded since is the same browser; one on an older release is not.
+    expect(profileIncompatibility(profileOf(upgradeChrome(windowsChrome())), earlier)).toBeNull();
+    expect(profileIncompatibility(earlier, profileOf(upgradeChrome(windowsChrome())))).toBe('version_downgrade');
+    // A value the first never had (4 cores, once), even beside matching ones.
+    expect(profileIncompatibility(profileOf({ ...windowsChrome(), hardware_concurrency: 4 }, windowsChrome()), earlier)).toBe('hardware_concurrency');
+    // On a phone the screen is hardware too; on a computer it is not.
+    const phone = iphone();
+    const otherScreen = { ...phone, screen: { ...phone.screen!, width: 932, height: 430 } };
+    expect(profileIncompatibility(profileOf(otherScreen), profileOf(phone))).toBe('screen');
+    expect(profileIncompatibility(profileOf(externalMonitor(windowsChrome())), earlier)).toBeNull();
   });
 });

@@ -1,6 +1,6 @@
 /** Storage jars: one browser uses one jar at a time; two jars in use at once are two browsers. */
 import { describe, expect, it } from 'vitest';
-import { addJar, MAX_JARS, observeJarUse } from '../../src/service/identification/jars.js';
+import { addJar, MAX_JARS, mergeJars, observeJarUse } from '../../src/service/identification/jars.js';
 
 describe('storage jars', () => {
   it('a browser that lost its storage never uses its old jar again: no conflict', () => {
@@ -34,5 +34,13 @@ describe('storage jars', () => {
     for (let i = 1; i < 20; i++) jars = addJar(jars, `j${i}`, i, false);
     expect(jars).toHaveLength(MAX_JARS);
     expect(jars[0]!.i).toBe('j19');
+  });
+
+  it('the jars of two IDs taken for one browser merge, most recently used first, within MAX_JARS', () => {
+    const a = [{ i: 'a1', first: 1, last: 5 }, { i: 'shared', first: 2, last: 3 }];
+    const b = [{ i: 'b1', first: 6, last: 9, p: 1 as const }, { i: 'shared', first: 1, last: 7 }];
+    expect(mergeJars(a, b)).toEqual([{ i: 'b1', first: 6, last: 9, p: 1 }, { i: 'shared', first: 1, last: 7 }, { i: 'a1', first: 1, last: 5 }]);
+    const many = Array.from({ length: MAX_JARS }, (_, n) => ({ i: `j${n}`, first: n, last: n }));
+    expect(mergeJars(many, [{ i: 'newest', first: 99, last: 100 }]).map((j) => j.i)).toEqual(['newest', ...many.map((j) => j.i).reverse().slice(0, MAX_JARS - 1)]);
   });
 });

@@ -48,9 +48,9 @@ describe.each(ENGINES)('search indexes (%s)', (engine) => {
     await t?.close();
   });
 
-  async function plan(query: string): Promise<string> {
+  async function plan(query: string, absorbedVisitorIds?: string[]): Promise<string> {
     const db = kyselyOf(t.service.ctx.store);
-    const search = parseEventSearch(Object.fromEntries(new URLSearchParams(query)), T0);
+    const search = { ...parseEventSearch(Object.fromEntries(new URLSearchParams(query)), T0), ...(absorbedVisitorIds ? { absorbedVisitorIds } : {}) };
     const compiled = searchQuery(t.service.ctx.store, t.workspaceId, search, search.limit + 1).compile();
     const explain = engine === 'sqlite' ? 'EXPLAIN QUERY PLAN ' : 'EXPLAIN ';
     const result = await db.executeQuery(CompiledQuery.raw(explain + compiled.sql, [...compiled.parameters]));
@@ -70,5 +70,13 @@ describe.each(ENGINES)('search indexes (%s)', (engine) => {
   it('a search without a selective filter reads the time index of its window', async () => {
     // Over the stored days (the default 7-day window holds a few events only: a table scan is cheaper there).
     expect(await plan(`vpn=true&start=${T0 - 30 * DAY}&end=${T0 - 7 * DAY}`)).toMatch(/events_workspace_time|events_time/);
+  });
+
+  it('a search by a visitor with relinked IDs reads the visitor index once per ID, never the whole window', async () => {
+    const text = await plan('visitor_id=vis7', ['vis8', 'vis9']);
+    // The lines reading the events table (not the subqueries built on it).
+    const reads = text.split('\n').filter((line) => /(SEARCH|SCAN) events USING|(Index|Index Only|Seq|Bitmap Heap) Scan.* on events\b/.test(line));
+    expect(reads).toHaveLength(3);
+    for (const line of reads) expect(line).toContain('events_workspace_visitor_time');
   });
 });

@@ -25,10 +25,13 @@ export const HARD_COMPONENTS: readonly ComponentName[] = [
   'webgl_vendor', 'webgl_renderer', 'hardware_concurrency', 'device_memory',
 ];
 
+const handheldAgent = (userAgent: string): boolean => /Mobile|iPhone|Android/.test(userAgent);
+
 /** A phone or a small Android tablet: the user agent says so (iPadOS presents itself as a Mac). */
 export function isHandheld(features: Features): boolean {
-  return /Mobile|iPhone|Android/.test(features.values.user_agent ?? '');
+  return handheldAgent(features.values.user_agent ?? '');
 }
+
 
 const farbles = (features: Features): boolean => /Brave/.test(features.values.ua_data ?? '');
 
@@ -49,5 +52,28 @@ export function incompatibility(features: Features, profile: VisitorProfile): st
   const ua = features.values.user_agent;
   const newest = profile.c.user_agent?.[0];
   if (ua && newest && isDowngrade(ua, newest)) return 'version_downgrade';
+  return null;
+}
+
+/**
+ * The first hard difference between two visitors' profiles, or null: every stable hardware and
+ * OS value `a` has shown must be among `b`'s (components missing on either side are not
+ * compared, on phones the screen too), and no browser release `a` ran may be older than the
+ * newest `b` ran. Used before two visitor IDs are taken for one browser (relink.ts): the rule
+ * that holds for a visit holds for every visit the other ID has seen.
+ */
+export function profileIncompatibility(a: VisitorProfile, b: VisitorProfile): string | null {
+  const handheld = (a.c.user_agent ?? []).some(handheldAgent);
+  const names = [...HARD_COMPONENTS, ...(handheld ? (['screen'] as const) : [])];
+  const brave = (a.c.ua_data ?? []).some((d) => /Brave/.test(d));
+  for (const name of names) {
+    if (name === 'hardware_concurrency' && brave) continue;
+    const mine = a.c[name];
+    const theirs = b.c[name];
+    if (!mine || !theirs || mine.length === 0 || theirs.length === 0) continue;
+    if (mine.some((value) => !theirs.includes(value))) return name;
+  }
+  const newest = b.c.user_agent?.[0];
+  if (newest && (a.c.user_agent ?? []).some((ua) => isDowngrade(ua, newest))) return 'version_downgrade';
   return null;
 }

@@ -3,18 +3,21 @@
  * verified token, or the candidates of the visit's blocking keys) to the plan of what to
  * write and answer. No I/O, no clock, no randomness: the visit's time and fresh IDs come in.
  *
- * Order: a genuine token naming a visitor that still exists wins, always: signal evidence
- * never re-assigns it (a jar revoked because another browser was proven to hold this visitor's
- * ID keeps the ID too, with a confidence that says the ID is shared); then the signals (exact
- * and fuzzy matching among compatible candidates, with a clear margin over the anonymity set);
- * then a new visitor.
+ * Order: a genuine token naming a visitor that still exists wins: signal evidence never
+ * re-assigns an established ID (a jar revoked because another browser was proven to hold this
+ * visitor's ID keeps the ID too, with a confidence that says the ID is shared). The one
+ * exception is relinking (relink.ts): a young ID created while look-alikes existed moves back
+ * to the earlier ID the evidence singles out with a clear margin. Without a token: the signals
+ * (exact and fuzzy matching among compatible candidates, with a clear margin over the
+ * anonymity set); then a new visitor.
  */
 import type { Confidence } from '../../protocol/index.js';
 import type { VisitorRecord } from '../store/visitors.js';
 import { idOriginProbability } from './id-origin.js';
-import { addJar, observeJarUse, type JarRecord } from './jars.js';
+import { addJar, mergeJars, observeJarUse, type JarRecord } from './jars.js';
 import { confidenceOf, decideWithoutToken, judgeTokenVisit, MATCH_CONFIDENCE, type KeyCrowding, type MatchPath, type VisitContext } from './matcher.js';
 import { emptyProfile, profileFrom, updateProfile, type VisitorProfile } from './profile.js';
+import { decideRelink } from './relink.js';
 
 /** A stored visitor with its profile read. */
 export type KnownVisitor = Omit<VisitorRecord, 'profile'> & { profile: VisitorProfile };
@@ -27,7 +30,10 @@ export interface IdentificationFacts {
   visit: VisitContext;
   /** The visitor a verified token named, with the token's jar (absent in older tokens); null without one. */
   token: { visitor: KnownVisitor; jar?: string } | null;
-  /** Candidates of the visit's blocking keys (not needed when `token` is set). */
+  /**
+   * Candidates of the visit's blocking keys; with a token, only loaded when its visitor may be
+   * relinked (relink.ts `relinkable`), otherwise empty.
+   */
   candidates: readonly KnownVisitor[];
   crowding: KeyCrowding;
   /** Fresh IDs, used when the plan needs them. */
@@ -38,7 +44,13 @@ export type IdentificationPlan =
   /** Record the visit on `visitor` with this profile and issue its token for `jar`. */
   | { kind: 'link'; visitor: KnownVisitor; profile: VisitorProfile; withToken: boolean; jar: string; confidence: Confidence; path: 'token' | Exclude<MatchPath, 'new'> }
   /** Create visitor `visitorId` with this profile and issue its token for `jar`. */
-  | { kind: 'create'; visitorId: string; profile: VisitorProfile; jar: string; confidence: Confidence; path: 'new' };
+  | { kind: 'create'; visitorId: string; profile: VisitorProfile; jar: string; confidence: Confidence; path: 'new' }
+  /**
+   * Relink (relink.ts): record the visit on the earlier `visitor` with this profile, retire the
+   * token's young visitor `absorbed` (its ID then resolves to `visitor`) and issue `visitor`'s
+   * token for the same `jar`.
+   */
+  | { kind: 'relink'; visitor: KnownVisitor; absorbed: KnownVisitor; profile: VisitorProfile; jar: string; confidence: Confidence; path: 'relink' };
 
 /** Below this probability that the ID is its browser's own, an answer says so in its comment. */
 const ORIGIN_COMMENT_BELOW = 0.9;
@@ -73,6 +85,17 @@ function link(
   return { kind: 'link', visitor, profile, withToken: l.withToken, jar: l.jar, confidence: l.confidence, path: l.path };
 }
 
+/**
+ * The storage of `young` moves to the earlier `target`: the visit is recorded on the target,
+ * which takes over the young ID's jars (so the jar rules keep working: if the target's own
+ * storage comes back, this jar is proven to be another browser's and revoked).
+ */
+function relinkTo(visit: VisitContext, target: KnownVisitor, young: KnownVisitor, jar: string, confidence: Confidence): IdentificationPlan {
+  const jars = observeJarUse(mergeJars(target.profile.jars ?? [], young.profile.jars ?? []), jar, visit.now, visit.features.privateMode).jars;
+  const profile = { ...updateProfile(target.profile, visit.features, visit.network), jars };
+  return { kind: 'relink', visitor: target, absorbed: young, profile, jar, confidence, path: 'relink' };
+}
+
 /** `birth`: the confidence that the browser was never seen; `contested` when look-alikes existed. */
 function create(facts: IdentificationFacts, birth: Confidence, contested = false): IdentificationPlan {
   const { visit, fresh } = facts;
@@ -91,6 +114,10 @@ export function decideIdentification(facts: IdentificationFacts): Identification
   if (facts.token) {
     const { visitor } = facts.token;
     const jar = facts.token.jar ?? facts.fresh.jarId;
+    if (facts.candidates.length > 0) {
+      const relink = decideRelink({ visit, young: visitor, jar: facts.token.jar, candidates: facts.candidates, crowding: facts.crowding });
+      if (relink) return relinkTo(visit, relink.target, visitor, jar, inherit(confidenceOf(relink.score, relink.comment), relink.target));
+    }
     const seen = observeJarUse(visitor.profile.jars ?? [], jar, visit.now, visit.features.privateMode);
     const twins = (visitor.profile.twins ?? 0) + (seen.conflict ? 1 : 0);
     // The token keeps its ID; a revoked jar's browser is the one that was linked by mistake.

@@ -9,11 +9,13 @@ import type { Confidence, Signals } from '../../protocol/index.js';
 import { randomString } from '../store/ids.js';
 import type { Store } from '../store/index.js';
 import type { PrefetchedActivity } from '../store/recent-activity.js';
-import { loadIdentificationState, planInsertVisitor, planRecordVisit, writeVisitor, type ActivityAhead, type VisitorWrite } from '../store/visitors.js';
+import { loadIdentificationState, planInsertVisitor, planRecordVisit, planRelinkVisit, writeVisitor, type ActivityAhead, type VisitorWrite } from '../store/visitors.js';
 import { decideIdentification, toKnownVisitor } from './decide-identification.js';
 import { extractFeatures, networkKeys } from './features.js';
 import { CONFIDENCE_VERSION, type MatchPath, type VisitContext } from './matcher.js';
 import { networkPrefix } from './network.js';
+import { profileFrom } from './profile.js';
+import { relinkable } from './relink.js';
 import { createVisitorTokenCodec } from './visitor-token.js';
 
 export interface IdentifyInput {
@@ -40,8 +42,11 @@ export interface IdentifyOutcome {
   lastSeenAt: number;
   /** Newly signed token for the agent to persist. */
   token: string;
-  /** How the visitor was resolved (for logs and the accuracy benchmark; not part of the wire format). */
-  path: 'token' | MatchPath;
+  /**
+   * How the visitor was resolved (for logs and metrics; not part of the wire format): `relink`
+   * when a token's young ID was moved back to an earlier one (relink.ts).
+   */
+  path: 'token' | 'relink' | MatchPath;
 }
 
 export interface Identifier {
@@ -74,12 +79,14 @@ export function createIdentifier(opts: { store: Store; tokenSecret: Uint8Array }
     const keys = visitKeys(visit);
     const claims = input.token ? await tokens.verify(input.token, input.workspaceId, input.now) : null;
 
-    // Read once: the token's visitor, or the candidates of the visit's keys.
+    // Read once: the token's visitor (and the candidates of the visit's keys when its ID is
+    // young enough to be relinked), or the candidates.
     const loaded = await loadIdentificationState(store, {
       workspaceId: input.workspaceId,
       tokenVisitorId: claims?.visitorId,
       keys,
       ...(input.activity && { activity: input.activity }),
+      candidatesForToken: (v) => relinkable({ ...v, profile: profileFrom(v.profile) }, input.now),
     });
     // Decide purely.
     const decision = decideIdentification({
@@ -94,14 +101,17 @@ export function createIdentifier(opts: { store: Store; tokenSecret: Uint8Array }
     const write =
       decision.kind === 'link'
         ? planRecordVisit({ workspaceId, visitor: decision.visitor, now, profile: decision.profile, keys, withToken: decision.withToken })
-        : planInsertVisitor({ workspaceId, visitorId: decision.visitorId, now, profile: decision.profile, keys });
-    const visitorId = decision.kind === 'link' ? decision.visitor.visitorId : decision.visitorId;
+        : decision.kind === 'relink'
+          ? planRelinkVisit({ workspaceId, visitor: decision.visitor, absorbedId: decision.absorbed.visitorId, now, profile: decision.profile, keys })
+          : planInsertVisitor({ workspaceId, visitorId: decision.visitorId, now, profile: decision.profile, keys });
+    const known = decision.kind === 'create' ? null : decision.visitor;
+    const visitorId = decision.kind === 'create' ? decision.visitorId : decision.visitor.visitorId;
     const outcome: IdentifyOutcome = {
       visitorId,
-      visitorFound: decision.kind === 'link',
+      visitorFound: known !== null,
       confidence: decision.confidence,
-      firstSeenAt: decision.kind === 'link' ? decision.visitor.firstSeenAt : now,
-      lastSeenAt: decision.kind === 'link' ? decision.visitor.lastSeenAt : now,
+      firstSeenAt: known ? known.firstSeenAt : now,
+      lastSeenAt: known ? known.lastSeenAt : now,
       token: await tokens.sign(visitorId, workspaceId, now, decision.jar),
       path: decision.path,
     };

@@ -47,3 +47,16 @@ export function addJar(jars: readonly JarRecord[], id: string, now: number, priv
   // Keep the most recently used jars; revoked ones stay while there is room, to keep refusing them.
   return [record, ...jars.filter((j) => j.i !== id)].sort((a, b) => b.last - a.last).slice(0, MAX_JARS);
 }
+
+/**
+ * The jars of two visitor IDs taken for one browser (relink.ts): both lists, the most recently
+ * used first, at most MAX_JARS (a jar id present in both keeps its wider span).
+ */
+export function mergeJars(a: readonly JarRecord[], b: readonly JarRecord[]): JarRecord[] {
+  const byId = new Map<string, JarRecord>();
+  for (const j of [...a, ...b]) {
+    const seen = byId.get(j.i);
+    byId.set(j.i, seen ? { ...seen, ...j, first: Math.min(seen.first, j.first), last: Math.max(seen.last, j.last) } : j);
+  }
+  return [...byId.values()].sort((x, y) => y.last - x.last).slice(0, MAX_JARS);
+}

@@ -107,6 +107,28 @@ export const MATCH = {
   sharedNetworkVisitors: 12,
   /** Font sets at least this similar (Jaccard) count as the same set that gained or lost a font. */
   fontSimilarity: 0.8,
+  /**
+   * Relinking (relink.ts), 1 on, 0 off: a young visitor ID created while look-alikes existed
+   * (typically after a storage loss) is moved back to an earlier ID when a later visit's
+   * evidence singles that one out.
+   */
+  relink: 1,
+  /** Relinking: only an ID with at most this many visits... */
+  relinkMaxVisits: 10,
+  /** ...and created at most this many days before the visit. */
+  relinkMaxDays: 30,
+  /**
+   * Relinking: other networks of the visit's wider block (IPv4 /16, IPv6 /32) on which either
+   * ID was seen, from which the visit's network counts as a pool, not a home.
+   */
+  relinkPoolNetworks: 1,
+  /** Relinking: the clear margin, log2, of the earlier ID over the strongest alternative. */
+  relinkMarginBits: 1,
+  /**
+   * Relinking: visits the earlier ID would have made, at its own rate, since the young ID
+   * appeared, had its storage lived (its silence is the evidence that it did not).
+   */
+  relinkQuietVisits: 1,
 };
 
 /** Fixed confidences of the paths that are not a posterior (token visits, no candidate at all). */
@@ -196,7 +218,12 @@ export function scoreCandidate(visit: VisitContext, candidate: Candidate): Candi
 export type MatchPath = 'exact' | 'fuzzy' | 'cluster' | 'new';
 
 export type Decision =
-  | { kind: 'link'; visitorId: string; path: Exclude<MatchPath, 'new'>; confidence: Confidence }
+  /**
+   * `evidence`: the deciding evidence in words (the comment says it); `marginBits`: log2 of the
+   * linked visitor's weight over the strongest alternative's; `exclusiveNetwork`: the visitor
+   * was seen on this network and few visitors use it (a home).
+   */
+  | { kind: 'link'; visitorId: string; path: Exclude<MatchPath, 'new'>; confidence: Confidence; evidence: string; marginBits: number; exclusiveNetwork: boolean }
   /**
    * `confidence`: that the browser was never seen. `contested` when look-alike visitors existed:
    * the new ID may then stand for a known browser that lost its storage (id-origin.ts).
@@ -285,7 +312,8 @@ export function decideWithoutToken(visit: VisitContext, candidates: readonly Can
   const posterior = groupWeight / total;
   // A clear margin over the strongest alternative: a browser never seen, or another candidate.
   const rival = Math.max(newWeight, ...scored.filter((s) => !group.includes(s)).map((s) => weights.get(s)!));
-  if (posterior < MATCH.linkPosterior || Math.log2(groupWeight / rival) < MATCH.linkMarginBits) {
+  const marginBits = Math.log2(groupWeight / rival);
+  if (posterior < MATCH.linkPosterior || marginBits < MATCH.linkMarginBits) {
     return {
       kind: 'new',
       path: 'new',
@@ -295,7 +323,12 @@ export function decideWithoutToken(visit: VisitContext, candidates: readonly Can
   }
   const answer = [...group].sort(byAge)[0]!;
   const path = lookalikes.length > 1 || group.length > 1 ? 'cluster' : isExact(visit.features, answer.candidate.profile) ? 'exact' : 'fuzzy';
-  return link(answer, path, groupWeight / calibratedTotal, linkComment(answer, exclusive(answer), lookalikes.length, anonymity));
+  const exclusiveNetwork = exclusive(answer);
+  const evidence = linkEvidence(answer, exclusiveNetwork, lookalikes.length, anonymity);
+  return {
+    kind: 'link', visitorId: answer.candidate.visitorId, path, confidence: confidence(groupWeight / calibratedTotal, `linked without token: ${evidence}`),
+    evidence, marginBits, exclusiveNetwork,
+  };
 }
 
 /**
@@ -309,11 +342,11 @@ export function signatureCrowding(crowding: KeyCrowding): number {
 }
 
 /** The deciding evidence of a link, for `confidence.comment`. */
-function linkComment(s: CandidateScore, exclusiveNetwork: boolean, lookalikes: number, anonymity: number): string {
+function linkEvidence(s: CandidateScore, exclusiveNetwork: boolean, lookalikes: number, anonymity: number): string {
   const signals = s.contradictions.length ? `signals match but for ${s.contradictions.join(', ')}` : 'signals match';
   const network = exclusiveNetwork ? 'seen on this network (few visitors use it)' : s.sameNetwork ? 'seen on this shared network' : s.sameWideNetwork ? 'seen in this network block' : 'not seen on this network';
   const set = lookalikes > 1 || anonymity > 1 ? `; ${Math.max(lookalikes, anonymity)} look-alike visitors` : '';
-  return `linked without token: ${signals}; ${network}${set}`;
+  return `${signals}; ${network}${set}`;
 }
 
 /**
@@ -321,9 +354,16 @@ function linkComment(s: CandidateScore, exclusiveNetwork: boolean, lookalikes: n
  * block): it was seen on several other networks of the same wider block.
  */
 function pooled(visit: VisitContext, c: Candidate): boolean {
-  if (!visit.network) return false;
-  const wide = widerNetwork(visit.network);
-  return c.profile.nets.filter((n) => n !== visit.network && widerNetwork(n) === wide).length >= MATCH.poolNetworks;
+  return visit.network !== null && hopsThrough(visit.network, c.profile.nets);
+}
+
+/**
+ * `network` is part of a pool that a browser seen on `nets` hops through (see pooled): it was
+ * seen on at least `blocks` other networks of the same wider block.
+ */
+export function hopsThrough(network: string, nets: readonly string[], blocks = MATCH.poolNetworks): boolean {
+  const wide = widerNetwork(network);
+  return new Set(nets.filter((n) => n !== network && widerNetwork(n) === wide)).size >= blocks;
 }
 
 /**
@@ -343,10 +383,6 @@ function storageLossBits(visit: VisitContext, c: Candidate): number {
 /** WebKit browsers (all iOS browsers, Safari) report this vendor and cap script storage. */
 const WEBKIT_VENDOR = 'Apple Computer, Inc.';
 const STORAGE_CAP_MS = 7 * 24 * 3600 * 1000;
-
-function link(s: CandidateScore, path: Exclude<MatchPath, 'new'>, score: number, comment?: string): Decision {
-  return { kind: 'link', visitorId: s.candidate.visitorId, path, confidence: confidence(score, comment) };
-}
 
 /** Every component of the visit equals the candidate's latest value. */
 function isExact(features: Features, profile: VisitorProfile): boolean {

@@ -32,7 +32,7 @@ export function createMetrics(store: Store): ServiceMetrics {
   });
   const identifications = new Counter({
     name: 'tessera_identifications_total',
-    help: 'Identifications by how the visitor was found: token, link (matched a known visitor) or new',
+    help: 'Identifications by how the visitor was found: token, link (matched a known visitor), relink (a young ID moved back to an earlier one) or new',
     labelNames: ['path'] as const,
     registers: [registry],
   });
@@ -77,7 +77,7 @@ export function createMetrics(store: Store): ServiceMetrics {
       latency.observe(labels, seconds);
     },
     identified(path) {
-      identifications.inc({ path: path === 'token' || path === 'new' ? path : 'link' });
+      identifications.inc({ path: path === 'token' || path === 'new' || path === 'relink' ? path : 'link' });
     },
     refused(code) {
       refusals.inc({ code });

@@ -2,7 +2,8 @@
  * Visitor deletion: the request schedules it (workspace opt-in, 30 per hour and 500 per day
  * per workspace), the background job executes it: events of the last 10 days, the webhook
  * deliveries of all the visitor's events and the visitor's identity go; older events stay until
- * retention purges them.
+ * retention purges them. The IDs relinked to the visitor (identification/relink.ts) are part of
+ * it: their events of that window and their deliveries go too.
  */
 import type { Store } from '../store/index.js';
 import {
@@ -16,6 +17,7 @@ import {
 } from '../store/visitor-deletions.js';
 import { visitorEnvironmentIds } from '../store/events.js';
 import { deleteDeliveriesOfVisitor } from '../store/webhook-deliveries.js';
+import { listAbsorbedVisitorIds } from '../store/visitor-links.js';
 import { deleteVisitor, visitorExists } from '../store/visitors.js';
 import { RateLimited } from '../http/errors.js';
 import { ApiError, ERRORS } from './errors.js';
@@ -60,7 +62,8 @@ export async function scheduleVisitorDeletion(
     if (workspace === undefined || !workspace.deletionEnabled) throw new ApiError(ERRORS.featureNotEnabled);
     if (!(await visitorExists(trx, opts.workspaceId, opts.visitorId))) throw new ApiError(ERRORS.visitorNotFound);
     if (opts.environmentId !== null) {
-      const environments = await visitorEnvironmentIds(trx, opts.workspaceId, opts.visitorId);
+      const absorbed = await listAbsorbedVisitorIds(trx, opts.workspaceId, opts.visitorId);
+      const environments = await visitorEnvironmentIds(trx, opts.workspaceId, opts.visitorId, absorbed);
       if (environments.length === 0 || environments.some((e) => e !== opts.environmentId)) throw new ApiError(ERRORS.visitorNotFound);
     }
     checkLimits(await listDeletionRequestTimes(trx, opts.workspaceId, opts.now - DAY_MS), opts.now);
@@ -80,9 +83,17 @@ export async function executeScheduledDeletions(store: Store, now: number, batch
   let deliveries = 0;
   for (const deletion of pending) {
     const target = { workspaceId: deletion.workspace_id, visitorId: deletion.visitor_id };
+    const since = deletion.requested_at - DELETION_EVENT_WINDOW_MS;
     deliveries += await store.transaction(async (trx) => {
-      const copies = await deleteDeliveriesOfVisitor(trx, target.workspaceId, target.visitorId);
-      const deleted = await deleteVisitorEventsSince(trx, { ...target, since: deletion.requested_at - DELETION_EVENT_WINDOW_MS });
+      let copies = 0;
+      let deleted = 0;
+      // The relinked IDs' events first: deleteVisitor drops the links that name them.
+      for (const absorbedId of await listAbsorbedVisitorIds(trx, target.workspaceId, target.visitorId)) {
+        copies += await deleteDeliveriesOfVisitor(trx, target.workspaceId, absorbedId);
+        deleted += await deleteVisitorEventsSince(trx, { workspaceId: target.workspaceId, visitorId: absorbedId, since });
+      }
+      copies += await deleteDeliveriesOfVisitor(trx, target.workspaceId, target.visitorId);
+      deleted += await deleteVisitorEventsSince(trx, { ...target, since });
       await deleteVisitor(trx, target.workspaceId, target.visitorId);
       await markDeletionDone(trx, deletion.id, now, deleted);
       return copies;

@@ -4,12 +4,14 @@
  * filters are applied to the scanned events only, and at most one visit is returned. The page
  * ends at the returned visit, or at the last scanned event when none matched, so a page can
  * be empty while later pages hold visits; `paginationKey` names that event and is present
- * only when a pagination parameter was used and more events are left to scan.
+ * only when a pagination parameter was used and more events are left to scan. The events of
+ * the IDs relinked to the visitor (identification/relink.ts) are part of its history.
  */
 import { toV3Visit } from '../../events/v4-to-v3.js';
 import type { VisitorHistory } from '../../events/server-api.js';
 import { findVisitorEventTimestamp, scanVisitorEvents } from '../store/events.js';
 import type { Store } from '../store/index.js';
+import { listAbsorbedVisitorIds } from '../store/visitor-links.js';
 import { invalid } from './errors.js';
 import { parseStoredEvent } from './stored-event.js';
 
@@ -35,12 +37,14 @@ export async function visitorHistory(
 ): Promise<VisitorHistory> {
   // `limit=0` scans nothing useful; like an absent limit it means the default.
   const limit = q.limit === undefined || q.limit === 0 ? VISITS_SCAN_LIMIT.default : q.limit;
+  const absorbedIds = await listAbsorbedVisitorIds(store, workspaceId, q.visitorId);
 
   let after: { timestamp: number; eventId: string } | undefined;
   if (q.paginationKey !== undefined) {
     const timestamp = await findVisitorEventTimestamp(store, {
       workspaceId,
       visitorId: q.visitorId,
+      absorbedIds,
       eventId: q.paginationKey,
       environmentId: q.environmentId,
     });
@@ -52,6 +56,7 @@ export async function visitorHistory(
   const rows = await scanVisitorEvents(store, {
     workspaceId,
     visitorId: q.visitorId,
+    absorbedIds,
     environmentId: q.environmentId,
     before: q.before,
     after,

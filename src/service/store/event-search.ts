@@ -6,11 +6,14 @@
  * full, the page ends early and the cursor continues after the last event read, so a broad
  * filter (a wide CIDR range, a payload signal) pages through the window instead of scanning it
  * all at once: better-sqlite3 is synchronous, and one long statement would stall ingestion.
- * PostgreSQL additionally runs the search under `statement_timeout`.
+ * PostgreSQL additionally runs the search under `statement_timeout`. A search by a visitor
+ * with relinked IDs (visitor-links.ts) reads the budget through the visitor index once per ID
+ * (at most 1 + MAX_ABSORBED_IDS ranges) and keeps the first `SEARCH_SCAN_BUDGET` of the merge.
  */
 import { sql, type ExpressionBuilder, type Expression, type SqlBool } from 'kysely';
 import { internalsOf, type Store } from './handle.js';
 import type { Database, EventsTable } from './schema.js';
+import { listAbsorbedVisitorIds } from './visitor-links.js';
 
 /** Events one search statement may read at most (a few milliseconds on SQLite). */
 export const SEARCH_SCAN_BUDGET = 2000;
@@ -45,6 +48,11 @@ export interface EventSearchQuery {
   reverse: boolean;
   cursor?: EventCursor;
   visitorId?: string;
+  /**
+   * The IDs relinked to `visitorId` (visitor-links.ts): their events match it too. Filled in
+   * by findEventsForSearch; each is scanned through its own index range.
+   */
+  absorbedVisitorIds?: readonly string[];
   linkedId?: string;
   /** An exact address, or a range of `ip_sort` keys (a CIDR filter). */
   ip?: { exact: string } | { range: { low: string; high: string } };
@@ -134,26 +142,36 @@ function scan(store: Store, workspaceId: string, s: EventSearchQuery, cursor: Ev
   const cmp = s.reverse ? '>' : '<';
   const edge = s.reverse ? '>=' : '<=';
   const driving = drivingFilter(s);
-  let q = db
-    .selectFrom('events')
-    .where('workspace_id', '=', workspaceId)
-    .where('timestamp', '>=', s.start)
-    .where('timestamp', '<=', s.end);
-  if (driving !== undefined) q = q.where(driving[0], '=', driving[1]);
-  if (cursor !== undefined) {
-    q = q
-      .where('timestamp', edge, cursor.timestamp)
-      .where((eb) =>
-        eb.or([
-          eb('timestamp', cmp, cursor.timestamp),
-          eb.and([eb('timestamp', '=', cursor.timestamp), eb('event_id', cmp, cursor.eventId)]),
-        ]),
-      );
-  }
   // Only the filter columns: a payload is a few KiB, read for the page's events alone (or
   // for every scanned one only when a payload filter needs it).
   const columns = s.payload.length > 0 ? [...FILTER_COLUMNS, 'payload' as const] : FILTER_COLUMNS;
-  const query = q.select(columns).orderBy('timestamp', dir).orderBy('event_id', dir).limit(SEARCH_SCAN_BUDGET);
+  /** The window's first `budget` events, of the driving filter's value `value`. */
+  const range = (value: string | undefined) => {
+    let q = db
+      .selectFrom('events')
+      .where('workspace_id', '=', workspaceId)
+      .where('timestamp', '>=', s.start)
+      .where('timestamp', '<=', s.end);
+    if (driving !== undefined) q = q.where(driving[0], '=', value!);
+    if (cursor !== undefined) {
+      q = q
+        .where('timestamp', edge, cursor.timestamp)
+        .where((eb) =>
+          eb.or([
+            eb('timestamp', cmp, cursor.timestamp),
+            eb.and([eb('timestamp', '=', cursor.timestamp), eb('event_id', cmp, cursor.eventId)]),
+          ]),
+        );
+    }
+    return q.select(columns).orderBy('timestamp', dir).orderBy('event_id', dir).limit(SEARCH_SCAN_BUDGET);
+  };
+  const absorbed = driving?.[0] === 'visitor_id' ? (s.absorbedVisitorIds ?? []) : [];
+  if (absorbed.length === 0) return { query: range(driving?.[1]), driving: driving?.[0], dir };
+  // A visitor with IDs relinked to it: one bounded range of the (workspace, visitor, time)
+  // index per ID, merged; the first `budget` of the merge are the first of the union.
+  const [first, ...rest] = [driving![1], ...absorbed].map((id, i) => db.selectFrom(range(id).as(`v${i}`)).selectAll());
+  const union = rest.reduce((all, part) => all.unionAll(part), first!);
+  const query = db.selectFrom(union.as('merged')).selectAll().orderBy('timestamp', dir).orderBy('event_id', dir).limit(SEARCH_SCAN_BUDGET);
   return { query, driving: driving?.[0], dir };
 }
 
@@ -189,10 +207,14 @@ async function runBounded<T>(store: Store, work: (store: Store) => Promise<T>): 
   }
 }
 
-/** One page of matching events after the search's cursor, and the capped hit count when asked. */
-export async function findEventsForSearch(store: Store, workspaceId: string, s: EventSearchQuery): Promise<FoundEvents> {
+/**
+ * One page of matching events after the search's cursor, and the capped hit count when asked.
+ * A search by visitor also returns the events of the IDs relinked to that visitor.
+ */
+export async function findEventsForSearch(store: Store, workspaceId: string, query: EventSearchQuery): Promise<FoundEvents> {
   return runBounded(store, async (store) => {
     const { db } = internalsOf(store);
+    const s = query.visitorId === undefined ? query : { ...query, absorbedVisitorIds: await listAbsorbedVisitorIds(store, workspaceId, query.visitorId) };
     const rows = await searchQuery(store, workspaceId, s, s.limit + 1).execute();
     const page = rows.slice(0, s.limit);
     const payloads = new Map<string, string>();

@@ -129,9 +129,11 @@ const insertDeliveriesFromJson: VisitorStatement = (qc, p) =>
   qc
     .insertInto('webhook_deliveries')
     .expression(sql`select * from json_populate_recordset(null::webhook_deliveries, cast(${p('deliveries')} as json))`);
-const visitWithEventOnPostgres = {
-  insert: preparePostgresWrites([...POSTGRES_VISITOR_WRITES.insert, insertEventRow, insertDeliveriesFromJson]),
-  visit: preparePostgresWrites([...POSTGRES_VISITOR_WRITES.visit, insertEventRow, insertDeliveriesFromJson]),
+const withEvent = (kind: VisitorWrite['kind']) => preparePostgresWrites([...POSTGRES_VISITOR_WRITES[kind], insertEventRow, insertDeliveriesFromJson]);
+const visitWithEventOnPostgres: Record<VisitorWrite['kind'], ReturnType<typeof withEvent>> = {
+  insert: withEvent('insert'),
+  visit: withEvent('visit'),
+  relink: withEvent('relink'),
 };
 
 /** Writes a visit's visitor writes with its event (and deliveries): all or nothing. */
@@ -289,16 +291,19 @@ export async function replaceEventPayload(
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** The time of one event of a visitor (the legacy visitor lookup's pagination point). */
+/**
+ * The time of one event of a visitor (the legacy visitor lookup's pagination point); with
+ * `absorbedIds` (the IDs relinked to the visitor, visitor-links.ts), an event of one of them too.
+ */
 export async function findVisitorEventTimestamp(
   store: Store,
-  opts: { workspaceId: string; visitorId: string; eventId: string; environmentId?: string | null },
+  opts: { workspaceId: string; visitorId: string; absorbedIds?: readonly string[]; eventId: string; environmentId?: string | null },
 ): Promise<number | undefined> {
   const row = await internalsOf(store)
     .db.selectFrom('events')
     .select(['timestamp'])
     .where('workspace_id', '=', opts.workspaceId)
-    .where('visitor_id', '=', opts.visitorId)
+    .where('visitor_id', 'in', [opts.visitorId, ...(opts.absorbedIds ?? [])])
     .where('event_id', '=', opts.eventId)
     .$call(atEventIdTime(opts.eventId))
     .$if(opts.environmentId != null, (q) => q.where('environment_id', '=', opts.environmentId!))
@@ -308,45 +313,58 @@ export async function findVisitorEventTimestamp(
 
 /**
  * A visitor's events newest first: strictly before `before` and after the (timestamp, event)
- * point `after`; with `environmentId`, only events of that environment.
+ * point `after`; with `environmentId`, only events of that environment. With `absorbedIds`
+ * (the IDs relinked to the visitor), their events too: one bounded index range per ID, merged.
  */
 export async function scanVisitorEvents(
   store: Store,
   opts: {
     workspaceId: string;
     visitorId: string;
+    absorbedIds?: readonly string[];
     environmentId?: string | null;
     before?: number;
     after?: { timestamp: number; eventId: string };
     limit: number;
   },
 ): Promise<{ event_id: string; timestamp: number; linked_id: string | null; payload: string }[]> {
-  let scan = internalsOf(store)
-    .db.selectFrom('events')
-    .select(['event_id', 'timestamp', 'linked_id', 'payload'])
-    .where('workspace_id', '=', opts.workspaceId)
-    .where('visitor_id', '=', opts.visitorId);
-  if (opts.environmentId != null) scan = scan.where('environment_id', '=', opts.environmentId);
-  if (opts.before !== undefined) scan = scan.where('timestamp', '<', opts.before);
-  if (opts.after !== undefined) {
-    const { timestamp, eventId } = opts.after;
-    scan = scan
-      .where('timestamp', '<=', timestamp)
-      .where((eb) =>
-        eb.or([eb('timestamp', '<', timestamp), eb.and([eb('timestamp', '=', timestamp), eb('event_id', '<', eventId)])]),
-      );
-  }
-  return scan.orderBy('timestamp', 'desc').orderBy('event_id', 'desc').limit(opts.limit).execute();
+  const { db } = internalsOf(store);
+  const range = (visitorId: string) => {
+    let scan = db
+      .selectFrom('events')
+      .select(['event_id', 'timestamp', 'linked_id', 'payload'])
+      .where('workspace_id', '=', opts.workspaceId)
+      .where('visitor_id', '=', visitorId);
+    if (opts.environmentId != null) scan = scan.where('environment_id', '=', opts.environmentId);
+    if (opts.before !== undefined) scan = scan.where('timestamp', '<', opts.before);
+    if (opts.after !== undefined) {
+      const { timestamp, eventId } = opts.after;
+      scan = scan
+        .where('timestamp', '<=', timestamp)
+        .where((eb) =>
+          eb.or([eb('timestamp', '<', timestamp), eb.and([eb('timestamp', '=', timestamp), eb('event_id', '<', eventId)])]),
+        );
+    }
+    return scan.orderBy('timestamp', 'desc').orderBy('event_id', 'desc').limit(opts.limit);
+  };
+  const absorbed = opts.absorbedIds ?? [];
+  if (absorbed.length === 0) return range(opts.visitorId).execute();
+  const [first, ...rest] = [opts.visitorId, ...absorbed].map((id, i) => db.selectFrom(range(id).as(`v${i}`)).selectAll());
+  const union = rest.reduce((all, part) => all.unionAll(part), first!);
+  return db.selectFrom(union.as('merged')).selectAll().orderBy('timestamp', 'desc').orderBy('event_id', 'desc').limit(opts.limit).execute();
 }
 
-/** The environments a visitor has events in (an environment-scoped key may delete only its own visitors). */
-export async function visitorEnvironmentIds(store: Store, workspaceId: string, visitorId: string): Promise<string[]> {
+/**
+ * The environments a visitor has events in (an environment-scoped key may delete only its own
+ * visitors); with `absorbedIds`, the environments of those IDs' events too.
+ */
+export async function visitorEnvironmentIds(store: Store, workspaceId: string, visitorId: string, absorbedIds: readonly string[] = []): Promise<string[]> {
   const rows = await internalsOf(store)
     .db.selectFrom('events')
     .select('environment_id')
     .distinct()
     .where('workspace_id', '=', workspaceId)
-    .where('visitor_id', '=', visitorId)
+    .where('visitor_id', 'in', [visitorId, ...absorbedIds])
     .execute();
   return rows.map((r) => r.environment_id);
 }

@@ -121,6 +121,18 @@ export interface VisitorKeysTable {
   last_seen_at: number;
 }
 
+/**
+ * Relinked visitor IDs (migration 013-visitor-links): the young ID `absorbed_id` of a storage
+ * was moved back to the earlier `surviving_id` (identification/relink.ts). One level: when a
+ * surviving ID is itself absorbed, its rows are re-pointed.
+ */
+export interface VisitorLinksTable {
+  workspace_id: string;
+  absorbed_id: string;
+  surviving_id: string;
+  linked_at: number;
+}
+
 // Server API (migration 003-server-api).
 
 /**
@@ -229,6 +241,7 @@ export interface Database {
   events: EventsTable;
   visitors: VisitorsTable;
   visitor_keys: VisitorKeysTable;
+  visitor_links: VisitorLinksTable;
   visitor_deletions: VisitorDeletionsTable;
   encryption_keys: EncryptionKeysTable;
   webhooks: WebhooksTable;

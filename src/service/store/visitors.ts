@@ -11,6 +11,7 @@ import { internalsOf, type Store } from './handle.js';
 import { prepareQuery } from './prepared-query.js';
 import { activityRowsSql, recentActivityValues, type ActivityRow, type PrefetchedActivity, type RecentActivityQuery } from './recent-activity.js';
 import type { Database } from './schema.js';
+import { findSurvivingVisitorId } from './visitor-links.js';
 
 /** Visitors read per blocking key: bounds the work of one identification. */
 export const CANDIDATES_PER_KEY = 8;
@@ -195,12 +196,33 @@ const deleteStaleKeys = (qc: QueryCreator<Database>, p: Param, engine: Engine) =
     .where(sql<boolean>`key not in (${keyList(engine, p, 'keys')})`)
     .where(sql<boolean>`${p('dropStale')} = 1`);
 
+// A relink (identification/relink.ts): the absorbed visitor's row and keys go, the link is
+// recorded (a concurrent visit of the same storage may have recorded it already), and links to
+// the absorbed ID move to the surviving one, so every link is one level deep.
+const deleteAbsorbedKeys = (qc: QueryCreator<Database>, p: Param) =>
+  qc.deleteFrom('visitor_keys').where('visitor_id', '=', p<string>('absorbedId')).where('workspace_id', '=', p<string>('workspaceId'));
+const deleteAbsorbedVisitor = (qc: QueryCreator<Database>, p: Param) =>
+  qc.deleteFrom('visitors').where('visitor_id', '=', p<string>('absorbedId')).where('workspace_id', '=', p<string>('workspaceId'));
+const insertLink = (qc: QueryCreator<Database>, p: Param) =>
+  qc
+    .insertInto('visitor_links')
+    .values({ workspace_id: p('workspaceId'), absorbed_id: p('absorbedId'), surviving_id: p('visitorId'), linked_at: p('now') })
+    .onConflict((oc) => oc.columns(['workspace_id', 'absorbed_id']).doNothing());
+const repointLinks = (qc: QueryCreator<Database>, p: Param) =>
+  qc
+    .updateTable('visitor_links')
+    .set({ surviving_id: p<string>('visitorId') })
+    .where('workspace_id', '=', p<string>('workspaceId'))
+    .where('surviving_id', '=', p<string>('absorbedId'));
+const RELINK_WRITES: Write[] = [deleteAbsorbedKeys, deleteAbsorbedVisitor, insertLink, repointLinks];
+
 // SQLite: each statement on its own, in the shared transaction of group-commit.ts.
 const onSqlite = (write: Write) => prepareQuery((db, p) => write(db, p, 'sqlite'));
 const insertVisitorQuery = onSqlite(insertVisitorRow);
 const updateVisitorQuery = onSqlite(updateVisitorRow);
 const upsertKeysQuery = onSqlite(upsertKeys);
 const deleteStaleKeysQuery = onSqlite(deleteStaleKeys);
+const relinkQueries = RELINK_WRITES.map(onSqlite);
 
 /**
  * PostgreSQL: all writes of a visit in one statement of data-modifying CTEs, one round trip
@@ -217,8 +239,6 @@ const onPostgres = (writes: Write[]) =>
     writes.forEach((write, i) => (creator = creator.with(`write${i}`, (qc) => write(qc, p, 'postgres') as any)));
     return creator.selectNoFrom(sql<number>`1`.as('done'));
   });
-const insertVisitorOnPostgres = onPostgres([insertVisitorRow, upsertKeys]);
-const recordVisitOnPostgres = onPostgres([updateVisitorRow, upsertKeys, deleteStaleKeys]);
 
 /**
  * SQLite: runs `work` in one transaction shared with the writes of concurrent requests
@@ -234,7 +254,7 @@ async function writeOnSqlite(store: Store, work: (trx: Store) => Promise<unknown
  * so that a visit's writes and its event commit or roll back together.
  */
 export interface VisitorWrite {
-  kind: 'insert' | 'visit';
+  kind: 'insert' | 'visit' | 'relink';
   /** The named values of the statements. */
   values: Record<string, unknown>;
   /** SQLite: the statements, in the caller's transaction. */
@@ -245,13 +265,20 @@ export interface VisitorWrite {
 export const POSTGRES_VISITOR_WRITES: Record<VisitorWrite['kind'], Write[]> = {
   insert: [insertVisitorRow, upsertKeys],
   visit: [updateVisitorRow, upsertKeys, deleteStaleKeys],
+  relink: [updateVisitorRow, upsertKeys, deleteStaleKeys, ...RELINK_WRITES],
 };
 export { onPostgres as preparePostgresWrites, type Write as VisitorStatement };
+
+const visitorWritesOnPostgres = {
+  insert: onPostgres(POSTGRES_VISITOR_WRITES.insert),
+  visit: onPostgres(POSTGRES_VISITOR_WRITES.visit),
+  relink: onPostgres(POSTGRES_VISITOR_WRITES.relink),
+};
 
 /** Runs a planned visitor write on its own. */
 export async function writeVisitor(store: Store, write: VisitorWrite): Promise<void> {
   if (store.engine === 'postgres') {
-    await (write.kind === 'insert' ? insertVisitorOnPostgres : recordVisitOnPostgres)(store, write.values);
+    await visitorWritesOnPostgres[write.kind](store, write.values);
     return;
   }
   await writeOnSqlite(store, (trx) => write.onSqlite(trx));
@@ -325,6 +352,26 @@ export function planRecordVisit(v: {
   };
 }
 
+/**
+ * Plans a relink (identification/relink.ts): the visit is recorded on the earlier `visitor`
+ * (as a visit with its token: the storage holds its token from now on), the `absorbedId`
+ * visitor's row and keys are removed and the link absorbed -> surviving is recorded. The
+ * absorbed ID's events stay as they were answered; the Server API shows them under the
+ * surviving ID (visitor-links.ts).
+ */
+export function planRelinkVisit(v: { workspaceId: string; visitor: VisitorRecord; absorbedId: string; now: number; profile: object; keys: string[] }): VisitorWrite {
+  const visit = planRecordVisit({ ...v, withToken: true });
+  const values = { ...visit.values, absorbedId: v.absorbedId };
+  return {
+    kind: 'relink',
+    values,
+    async onSqlite(trx) {
+      await visit.onSqlite(trx);
+      for (const query of relinkQueries) await query(trx, values);
+    },
+  };
+}
+
 /** Records a visit of a stored visitor: its new `profile`, its blocking `keys`, whether it came with its own token. */
 export async function recordVisit(
   store: Store,
@@ -333,11 +380,19 @@ export async function recordVisit(
   await writeVisitor(store, planRecordVisit(v));
 }
 
-/** Forgets a visitor: its row and its keys. True when it existed. */
+/**
+ * Forgets a visitor: its row, its keys and its relink records (as the surviving ID or as an
+ * absorbed one: a token of an ID relinked to it no longer resolves either). True when it existed.
+ */
 export async function deleteVisitor(store: Store, workspaceId: string, visitorId: string): Promise<boolean> {
   return store.transaction(async (trx) => {
     const { db } = internalsOf(trx);
     await db.deleteFrom('visitor_keys').where('visitor_id', '=', visitorId).where('workspace_id', '=', workspaceId).execute();
+    await db
+      .deleteFrom('visitor_links')
+      .where('workspace_id', '=', workspaceId)
+      .where((eb) => eb.or([eb('absorbed_id', '=', visitorId), eb('surviving_id', '=', visitorId)]))
+      .execute();
     const result = await db.deleteFrom('visitors').where('visitor_id', '=', visitorId).where('workspace_id', '=', workspaceId).executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   });
@@ -430,18 +485,36 @@ const keysReadOnPostgres = prepareQuery<KeysReadRow>((_db, p) => {
 });
 
 /**
+ * The visitor a token names: the visitor itself, or, when its ID was relinked (its row is
+ * gone), the visitor it was relinked to. Null when neither exists (a deleted visitor).
+ */
+async function loadTokenVisitor(store: Store, workspaceId: string, visitorId: string): Promise<VisitorRecord | null> {
+  const visitor = await loadVisitor(store, workspaceId, visitorId);
+  if (visitor) return visitor;
+  const surviving = await findSurvivingVisitorId(store, workspaceId, visitorId);
+  return surviving === undefined ? null : loadVisitor(store, workspaceId, surviving);
+}
+
+/**
  * Everything one identification decides on, in one step: the visitor named by a verified
- * token when it still exists (a token visit needs nothing else), otherwise the candidates of
- * the visit's blocking keys and how crowded each key kind is.
+ * token when it still exists, or the visitor it was relinked to (a token visit needs nothing
+ * else, unless `candidatesForToken` says its visitor may be relinked: then the candidates too),
+ * otherwise the candidates of the visit's blocking keys and how crowded each key kind is.
  *
  * With `activity` (ingestion), PostgreSQL also reads ahead the recent activity of the new
- * event (`prefetched`, for readRecentActivity), all in one statement (two when a token names
- * a visitor that no longer exists); SQLite reads as before (its statements cost no round trip)
- * and returns no `prefetched`.
+ * event (`prefetched`, for readRecentActivity), all in one statement (more when a token names
+ * a visitor that no longer exists or may be relinked); SQLite reads as before (its statements
+ * cost no round trip) and returns no `prefetched`.
  */
 export async function loadIdentificationState(
   store: Store,
-  q: { workspaceId: string; tokenVisitorId?: string; keys: readonly string[]; activity?: ActivityAhead },
+  q: {
+    workspaceId: string;
+    tokenVisitorId?: string;
+    keys: readonly string[];
+    activity?: ActivityAhead;
+    candidatesForToken?: (visitor: VisitorRecord) => boolean;
+  },
 ): Promise<{ tokenVisitor: VisitorRecord | null; candidates: VisitorRecord[]; crowding: KeyCrowding; prefetched?: PrefetchedActivity }> {
   if (store.engine === 'postgres') {
     // Without activity to read, its values are nulls: each of its scans is a constant false.
@@ -452,8 +525,14 @@ export async function loadIdentificationState(
       if (row?.token_visitor) {
         const tokenVisitor = toRecord(row.token_visitor);
         const prefetched = q.activity && { network: row.network, visitor: { visitorId: tokenVisitor.visitorId, rows: row.token_activity } };
-        return { tokenVisitor, candidates: [], crowding: {}, ...(prefetched && { prefetched }) };
+        if (!q.candidatesForToken?.(tokenVisitor)) return { tokenVisitor, candidates: [], crowding: {}, ...(prefetched && { prefetched }) };
+        // A young ID that may be relinked: the candidates too (the prefetched network activity
+        // stays valid; the visitor's activity is read again if the visit moves to another ID).
+        return { tokenVisitor, ...(await findCandidates(store, q.workspaceId, q.keys)), ...(q.activity && { prefetched: { network: row.network } }) };
       }
+      // Gone: relinked to another visitor (its token follows it), or deleted.
+      const relinkedTo = await loadTokenVisitor(store, q.workspaceId, q.tokenVisitorId);
+      if (relinkedTo) return { tokenVisitor: relinkedTo, candidates: [], crowding: {} };
     }
     const [row] = await keysReadOnPostgres(store, { ...activity(null), keys: JSON.stringify(q.keys) });
     if (!row) throw new Error('the identification read returned no row');
@@ -464,7 +543,7 @@ export async function loadIdentificationState(
       ...(q.activity && { prefetched: { network: row.network } }),
     };
   }
-  const tokenVisitor = q.tokenVisitorId === undefined ? null : await loadVisitor(store, q.workspaceId, q.tokenVisitorId);
-  if (tokenVisitor) return { tokenVisitor, candidates: [], crowding: {} };
-  return { tokenVisitor: null, ...(await findCandidates(store, q.workspaceId, q.keys)) };
+  const tokenVisitor = q.tokenVisitorId === undefined ? null : await loadTokenVisitor(store, q.workspaceId, q.tokenVisitorId);
+  if (tokenVisitor && !q.candidatesForToken?.(tokenVisitor)) return { tokenVisitor, candidates: [], crowding: {} };
+  return { tokenVisitor, ...(await findCandidates(store, q.workspaceId, q.keys)) };
 }

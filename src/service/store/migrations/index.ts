@@ -15,6 +15,7 @@ import * as searchColumns from './009-search-columns.js';
 import * as deliveryEventIndex from './010-delivery-event-index.js';
 import * as cacheGeneration from './011-cache-generation.js';
 import * as partitionedEvents from './012-partitioned-events.js';
+import * as visitorLinks from './013-visitor-links.js';
 
 export const migrations: Record<string, Migration> = {
   '001-core': core,
@@ -29,6 +30,7 @@ export const migrations: Record<string, Migration> = {
   '010-delivery-event-index': deliveryEventIndex,
   '011-cache-generation': cacheGeneration,
   '012-partitioned-events': partitionedEvents,
+  '013-visitor-links': visitorLinks,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,152 @@
+/**
+ * Relinking (pure): the one case where a valid visitor token does not keep its ID.
+ *
+ * A browser that lost its storage comes back without a token; when look-alike visitors exist
+ * and none is singled out with a clear margin (it came from a carrier NAT, not from home), it
+ * gets a new ID, and its new storage keeps that ID from then on. A later visit of that storage
+ * may carry much better evidence (the browser's own home network). Relinking asks, on such a
+ * visit, the question the first tokenless visit could not answer: leaving the token aside, do
+ * the signals and the network single out an earlier visitor? If they do, with a clear margin
+ * and nothing that proves two browsers, the storage moves back: the answer names the earlier
+ * ID and its token is re-issued for it (same storage jar), so every later visit returns there.
+ *
+ * It never touches an established ID. The token's ID must be young and of doubtful origin:
+ * - created by a "new visitor" decision while look-alikes existed (`profile.contested`: the
+ *   matcher saw compatible candidates and could not choose, which is what a storage loss in a
+ *   crowd looks like), never proven shared (no twins), this jar not revoked;
+ * - at most MATCH.relinkMaxVisits visits and MATCH.relinkMaxDays days old.
+ * The earlier ID must
+ * - be singled out by the tokenless decision (matcher.ts, the token's own ID left out of the
+ *   candidates and of the anonymity counts, every other look-alike still a rival) with a
+ *   margin of MATCH.relinkMarginBits, on a network few visitors use (a home) that is not a
+ *   block of a pool the browser hops through: neither ID was seen on MATCH.relinkPoolNetworks
+ *   other blocks of its wider range (carrier NAT, a dynamic range; stricter than tokenless
+ *   linking, where the candidate alone must have hopped through two);
+ * - be older than the young ID, and its storage must have ended before the young ID was
+ *   created: one browser uses one storage jar at a time, so an earlier ID whose own token came
+ *   back after the young ID appeared belongs to another browser;
+ * - have been silent since the young ID appeared for longer than it takes it, at its own rate
+ *   of visits, to come back (MATCH.relinkQuietVisits): an identical device of the same home
+ *   that simply has not visited lately is not taken for this browser. An ID seen once has no
+ *   rate, so it is never a target;
+ * - be compatible in every stable hardware and OS signal with the visit and with every value
+ *   the young ID has shown (compatibility.ts); the visit must be compatible with the young ID
+ *   too (a token copied to another device says nothing about the browser behind it).
+ */
+import { incompatibility, profileIncompatibility } from './compatibility.js';
+import { networkKeys } from './features.js';
+import { decideWithoutToken, hopsThrough, MATCH, type Candidate, type KeyCrowding, type MatchPath, type VisitContext } from './matcher.js';
+import type { VisitorProfile } from './profile.js';
+
+const DAY_MS = 24 * 3600 * 1000;
+
+/** A stored visitor as relinking reads it. */
+export interface RelinkVisitor extends Candidate {
+  visitCount: number;
+  /** Blocking keys written at its last visit. */
+  keys: readonly string[];
+}
+
+/**
+ * The token's visitor is young and of doubtful origin: worth reading the candidates of the
+ * visit for (the store loads them for such token visits only).
+ */
+export function relinkable(v: { firstSeenAt: number; visitCount: number; profile: VisitorProfile }, now: number): boolean {
+  return (
+    MATCH.relink > 0 &&
+    v.profile.contested === true &&
+    !v.profile.twins &&
+    v.visitCount <= MATCH.relinkMaxVisits &&
+    now - v.firstSeenAt <= MATCH.relinkMaxDays * DAY_MS
+  );
+}
+
+export interface RelinkFacts<V extends RelinkVisitor> {
+  visit: VisitContext;
+  /** The visitor the token named. */
+  young: V;
+  /** The token's jar (absent in older tokens). */
+  jar: string | undefined;
+  /** Candidates of the visit's blocking keys (the young visitor among them, usually). */
+  candidates: readonly V[];
+  crowding: KeyCrowding;
+}
+
+export interface Relink<V extends RelinkVisitor> {
+  /** The earlier visitor the storage moves to. */
+  target: V;
+  path: Exclude<MatchPath, 'new'>;
+  /** The tokenless decision's calibrated posterior, with a comment naming the relink. */
+  score: number;
+  comment: string;
+}
+
+/** The earlier visitor to move the token's storage to, or null to keep the token's ID. */
+export function decideRelink<V extends RelinkVisitor>(f: RelinkFacts<V>): Relink<V> | null {
+  const { visit, young } = f;
+  if (!relinkable(young, visit.now)) return null;
+  if (f.jar !== undefined && young.profile.jars?.some((j) => j.i === f.jar && j.x)) return null;
+  if (incompatibility(visit.features, young.profile) !== null) return null;
+  const others = f.candidates.filter((c) => c.visitorId !== young.visitorId);
+  if (others.length === 0 || visit.network === null) return null;
+
+  const decision = decideWithoutToken(visit, others, withoutVisitor(f.crowding, visitKeys(visit), young.keys));
+  if (decision.kind !== 'link' || decision.marginBits < MATCH.relinkMarginBits) return null;
+  const target = others.find((c) => c.visitorId === decision.visitorId)!;
+  // The deciding evidence must be a network few visitors use (a home), and not a block of a
+  // pool that this browser, under either ID, was seen hopping through (carrier NAT, a dynamic
+  // ISP range).
+  if (!decision.exclusiveNetwork || hopsThrough(visit.network, [...target.profile.nets, ...young.profile.nets], MATCH.relinkPoolNetworks)) return null;
+  if (target.firstSeenAt >= young.firstSeenAt) return null;
+  if (!storageEndedBy(target, young.firstSeenAt)) return null;
+  if (missedVisits(target, visit.now - young.firstSeenAt) < MATCH.relinkQuietVisits) return null;
+  if (profileIncompatibility(young.profile, target.profile) !== null) return null;
+  return {
+    target,
+    path: decision.path,
+    score: decision.confidence.score,
+    comment: `relinked: this storage's visitor ID ${young.visitorId}, created while look-alike visitors existed, now matches this earlier visitor: ${decision.evidence}`,
+  };
+}
+
+/** The keys a visit is looked up by (identifier.ts reads candidates by the same). */
+function visitKeys(visit: VisitContext): string[] {
+  return [...visit.features.blockingKeys, ...networkKeys(visit.features, visit.network)];
+}
+
+/**
+ * The crowding counts without one visitor: the young ID is this very browser under the
+ * hypothesis being weighed, not another look-alike. Counted where its last visit wrote the
+ * same key as this visit (a lower bound of its share: the counts stay conservative).
+ */
+function withoutVisitor(crowding: KeyCrowding, keys: readonly string[], visitorKeys: readonly string[]): KeyCrowding {
+  const own = new Set(visitorKeys);
+  const out = { ...crowding };
+  for (const key of keys) {
+    if (!own.has(key)) continue;
+    const kind = key.slice(0, key.indexOf(':'));
+    if (out[kind] !== undefined) out[kind] = Math.max(0, out[kind] - 1);
+  }
+  return out;
+}
+
+/**
+ * How many visits `v` would have made in `ms` at its own rate (visits over the time between
+ * its first and last, at least a day): had its storage lived, its silence since the young ID
+ * appeared would be that unlikely (e^-missed). A visitor seen once has no rate: 0.
+ */
+function missedVisits(v: RelinkVisitor, ms: number): number {
+  if (v.visitCount < 2) return 0;
+  return ((v.visitCount - 1) / Math.max(DAY_MS, v.lastSeenAt - v.firstSeenAt)) * ms;
+}
+
+/**
+ * No storage of `v` was in use after `t`: none of its normal jars (private windows live beside
+ * the normal storage; revoked jars were another browser's) was used after it, nor, for a
+ * visitor without jar records, its token.
+ */
+function storageEndedBy(v: Candidate, t: number): boolean {
+  const jars = v.profile.jars ?? [];
+  if (jars.length === 0) return v.lastTokenAt === null || v.lastTokenAt <= t;
+  return !jars.some((j) => !j.p && !j.x && j.last > t);
+}
