@@ -75,8 +75,13 @@ describe.each(ENGINES)('search indexes (%s)', (engine) => {
   it('a search by a visitor with relinked IDs reads the visitor index once per ID, never the whole window', async () => {
     const text = await plan('visitor_id=vis7', ['vis8', 'vis9']);
     // The lines reading the events table (not the subqueries built on it).
-    const reads = text.split('\n').filter((line) => /(SEARCH|SCAN) events USING|(Index|Index Only|Seq|Bitmap Heap) Scan.* on events\b/.test(line));
+    // PostgreSQL reads the weekly partitions of the window (events_p<week>) once per ID; an
+    // empty partition (a week still to come) costs nothing and may be scanned as it is.
+    const reads = text
+      .split('\n')
+      .filter((line) => /(SEARCH|SCAN) events USING|(Index|Index Only|Seq|Bitmap Heap) Scan.* on events(_p\d+)?\b/.test(line))
+      .filter((line) => !line.includes('cost=0.00..0.00'));
     expect(reads).toHaveLength(3);
-    for (const line of reads) expect(line).toContain('events_workspace_visitor_time');
+    for (const line of reads) expect(line, text).toContain('events_workspace_visitor_time');
   });
 });
