@@ -16,7 +16,6 @@
  * included) runs on this machine, so the processes compete for its cores.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +27,7 @@ import { createService } from '../src/service/index.js';
 import { findApiKeyByToken, setApiKeyRateLimit } from '../src/service/store/api-keys.js';
 import { kyselyOf, openStore } from '../src/service/store/index.js';
 import { createTestDatabase } from '../test/helpers/test-service.js';
+import { endProcess, readyUrl } from '../test/webhooks/child-service.js';
 import { writeBenchOutput } from './bench-output.js';
 import { populationRequests } from './population-requests.js';
 import { postgresBackendCpuMs, processCpuMs } from './process-cpu.js';
@@ -71,25 +71,11 @@ async function startServiceProcess(databaseUrl: string, offset: number): Promise
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /READY (\S+)/.exec(output);
-      if (match) resolve(match[1]!);
-    });
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('exit', (code) => reject(new Error(`service process exited (${code}) before listening: ${output}`)));
-  });
+  const url = await readyUrl(child);
   return {
     url,
     child,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = once(child, 'exit');
-      child.kill('SIGTERM');
-      await exited;
-    },
+    stop: () => endProcess(child, 'SIGTERM'),
   };
 }
 
