@@ -22,7 +22,7 @@ export const DEFAULT_LIMITS: Limits = { maxSteps: 1_000_000, maxMemory: 1_000_00
 /** What the evaluator needs from a compiled expression. */
 export interface Program {
   root: Node;
-  /** Calls folded at compile time (`cidr('10.0.0.0/8')`). */
+  /** Calls and lists of literals folded at compile time (`cidr('10.0.0.0/8')`, `['a', 'b']`). */
   constants: Map<Node, Value>;
   /** RE2 patterns of `matches` with a literal right side, compiled once. */
   regexes: Map<Node, RE2JS>;
@@ -97,6 +97,8 @@ class Evaluation {
       case 'pointer':
         return this.pointer(node, scope);
       case 'array': {
+        const constant = this.program.constants.get(node);
+        if (constant !== undefined) return constant;
         this.charge(node.items.length, node.pos);
         return node.items.map((item) => this.value(item, scope));
       }

@@ -103,6 +103,11 @@ export function compile(source: string, options: CompileOptions = {}): CompiledE
       if (!network) throw new ExprError(`invalid CIDR ${JSON.stringify(n.args[0].value)}`, n.args[0].pos);
       constants.set(n, network);
     }
+    // A list of literals (`x in ['a', 'b']`, `any([...], ...)`) is built once, not per evaluation;
+    // frozen, as nothing may change a value another evaluation shares.
+    if (n.kind === 'array' && n.items.length > 0 && n.items.every(isLiteral)) {
+      constants.set(n, Object.freeze(n.items.map((item) => (item as { value: unknown }).value as Value)) as Value[]);
+    }
     if (n.kind === 'binary' && n.op === 'matches' && n.right.kind === 'literal' && typeof n.right.value === 'string') {
       regexes.set(n.right, compileRegex(n.right.value, n.right.pos));
     }
