@@ -9,7 +9,7 @@ import { ensureBootstrap, type Bootstrap } from './bootstrap.js';
 import { isServiceWorker, runWorker, startPrimary } from './cli/cluster.js';
 import { ALL_OPTIONS, GENERAL_OPTIONS, KEY_OPTIONS, SERVICE_OPTIONS, serviceConfigFrom, type OptionSpec, optionValue } from './cli/options.js';
 import { resolveConfig, type ResolvedConfig, type ServiceConfig } from './config.js';
-import { createService } from './index.js';
+import { startListening } from './index.js';
 import { packageVersion } from './package-root.js';
 import { parsePermissions } from './management-api/permissions.js';
 import { createApiKey, deleteApiKey, findApiKeyByToken, getApiKey, isApiKeyType, listApiKeys, setApiKeyStatus } from './store/api-keys.js';
@@ -322,14 +322,7 @@ async function start(config: ServiceConfig, values: Values, io: Io): Promise<voi
     );
   }
 
-  const service = await createService(config);
-  let url: string;
-  try {
-    url = await service.listen();
-  } catch (err) {
-    await service.close();
-    throw err;
-  }
+  const { service, url } = await startListening(config);
   // Graceful shutdown: stop accepting, finish in-flight requests, stop jobs, close DB/Redis.
   // Installed before the report is printed: a supervisor may signal as soon as it reads it.
   const stopped = new Promise<void>((resolve) => {

@@ -113,6 +113,17 @@ export async function prepareService(config: ServiceConfig = {}): Promise<{ boot
   return { bootstrap, firstStart: created, engine };
 }
 
+/** createService and listen(); a service that cannot listen (port in use) is closed again. */
+export async function startListening(config: ServiceConfig = {}, role: ServiceRole = {}): Promise<{ service: Service; url: string }> {
+  const service = await createService(config, role);
+  try {
+    return { service, url: await service.listen() };
+  } catch (err) {
+    await service.close();
+    throw err;
+  }
+}
+
 export async function createService(config: ServiceConfig = {}, role: ServiceRole = {}): Promise<Service> {
   const resolved = resolveConfig(config);
   const logger = createLogger(resolved.logLevel, resolved.logDestination);

@@ -22,7 +22,7 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import { resolveConfig, type ServiceConfig } from '../config.js';
-import { createService, prepareService, type Bootstrap } from '../index.js';
+import { prepareService, startListening, type Bootstrap } from '../index.js';
 import type { Engine } from '../store/index.js';
 import { createLogger } from '../logger.js';
 import { serveClusterRateLimits } from '../rate-limiter.js';
@@ -181,14 +181,7 @@ export async function startWorker(config: ServiceConfig): Promise<void> {
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 
-  const service = await createService(config, { clusterWorker: true, backgroundJobs: slot === JOBS_SLOT });
-  let url: string;
-  try {
-    url = await service.listen();
-  } catch (err) {
-    await service.close();
-    throw err;
-  }
+  const { service, url } = await startListening(config, { clusterWorker: true, backgroundJobs: slot === JOBS_SLOT });
   process.send!({ tessera: 'listening', url, opsUrl: service.opsUrl } satisfies WorkerMessage);
 
   await stopRequested;
