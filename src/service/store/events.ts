@@ -10,8 +10,8 @@ import { internalsOf, type Store } from './handle.js';
 import { dropEventPartition, ensureEventPartitions, listEventPartitions, RETENTION_LOCK } from './event-partitions.js';
 import { ipSortKey } from './ip-sort.js';
 import { prepareQuery } from './prepared-query.js';
-import type { Database, EventsTable, WebhookDeliveriesTable } from './schema.js';
-import { deleteDeliveriesOfEvents, deliveryRows, insertDeliveryRows, type NewDelivery } from './webhook-deliveries.js';
+import type { Database, EventsTable } from './schema.js';
+import { deleteDeliveriesOfEvents, deliveryRows, insertDeliveryRows, type DeliveryRows, type NewDelivery } from './webhook-deliveries.js';
 import { POSTGRES_VISITOR_WRITES, preparePostgresWrites, writeVisitor, type VisitorStatement, type VisitorWrite } from './visitors.js';
 
 function flag(value: boolean | undefined): number | null {
@@ -82,27 +82,28 @@ const insertEventQuery = prepareQuery((db: Kysely<Database>, param) =>
 /** An event row with the webhook deliveries (outbox rows) that must be stored with it. */
 interface EventWrite {
   row: EventsTable;
-  deliveries: WebhookDeliveriesTable[];
+  deliveries: DeliveryRows;
 }
 
 /** Writes events and their deliveries in one transaction (or statement): never one without the other. */
 async function writeEvents(store: Store, writes: EventWrite[]): Promise<void> {
   const { db } = internalsOf(store);
-  const deliveries = writes.flatMap((w) => w.deliveries);
-  if (writes.length === 1 && deliveries.length === 0) {
+  const deliveries: DeliveryRows = { rows: writes.flatMap((w) => w.deliveries.rows), payloads: writes.flatMap((w) => w.deliveries.payloads) };
+  if (writes.length === 1 && deliveries.rows.length === 0) {
     await insertEventQuery(store, writes[0]!.row);
-  } else if (deliveries.length === 0) {
+  } else if (deliveries.rows.length === 0) {
     await db.insertInto('events').values(writes.map((w) => w.row)).execute();
   } else if (db.isTransaction || store.engine === 'sqlite') {
     for (const w of writes) await insertEventQuery(store, w.row);
     await insertDeliveryRows(store, deliveries);
   } else {
-    // PostgreSQL outside a transaction: one statement (a data-modifying CTE) is atomic and
+    // PostgreSQL outside a transaction: one statement (data-modifying CTEs) is atomic and
     // costs one round trip, where BEGIN ... COMMIT would cost three more.
     await db
       .with('stored_events', (cte) => cte.insertInto('events').values(writes.map((w) => w.row)))
-      .insertInto('webhook_deliveries')
-      .values(deliveries)
+      .with('stored_deliveries', (cte) => cte.insertInto('webhook_deliveries').values(deliveries.rows))
+      .insertInto('webhook_delivery_payloads')
+      .values(deliveries.payloads)
       .execute();
   }
 }
@@ -120,7 +121,7 @@ function insertOnPostgres(store: Store, write: EventWrite): Promise<void> {
 /**
  * PostgreSQL: a visit's visitor writes, its event and its deliveries as one statement of
  * data-modifying CTEs (atomic, one round trip). The event's values are named `event_<column>`;
- * the deliveries come as one JSON array (`deliveries`, possibly empty), so that the statement's
+ * the deliveries come as JSON arrays (`deliveries` and their `delivery_payloads`, possibly empty), so that the statement's
  * text is the same for every visit and compiles once.
  */
 const insertEventRow: VisitorStatement = (qc, p) =>
@@ -129,7 +130,12 @@ const insertDeliveriesFromJson: VisitorStatement = (qc, p) =>
   qc
     .insertInto('webhook_deliveries')
     .expression(sql`select * from json_populate_recordset(null::webhook_deliveries, cast(${p('deliveries')} as json))`);
-const withEvent = (kind: VisitorWrite['kind']) => preparePostgresWrites([...POSTGRES_VISITOR_WRITES[kind], insertEventRow, insertDeliveriesFromJson]);
+const insertDeliveryPayloadsFromJson: VisitorStatement = (qc, p) =>
+  qc
+    .insertInto('webhook_delivery_payloads')
+    .expression(sql`select * from json_populate_recordset(null::webhook_delivery_payloads, cast(${p('delivery_payloads')} as json))`);
+const withEvent = (kind: VisitorWrite['kind']) =>
+  preparePostgresWrites([...POSTGRES_VISITOR_WRITES[kind], insertEventRow, insertDeliveriesFromJson, insertDeliveryPayloadsFromJson]);
 const visitWithEventOnPostgres: Record<VisitorWrite['kind'], ReturnType<typeof withEvent>> = {
   insert: withEvent('insert'),
   visit: withEvent('visit'),
@@ -150,7 +156,7 @@ async function writeVisitWithEvent(store: Store, visitor: VisitorWrite, write: E
     });
   } else {
     const eventValues = Object.fromEntries(Object.entries(write.row).map(([column, value]) => [`event_${column}`, value]));
-    await visitWithEventOnPostgres[visitor.kind](store, { ...visitor.values, ...eventValues, deliveries: JSON.stringify(write.deliveries) });
+    await visitWithEventOnPostgres[visitor.kind](store, { ...visitor.values, ...eventValues, deliveries: JSON.stringify(write.deliveries.rows), delivery_payloads: JSON.stringify(write.deliveries.payloads) });
   }
 }
 

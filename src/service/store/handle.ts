@@ -7,7 +7,8 @@ import type { CompiledQuery, Kysely } from 'kysely';
 import { announceChange, type ChangeFeed } from './change-feed.js';
 import type { Engine } from './database.js';
 import type { ReadCaches } from './read-cache.js';
-import type { Database, EventsTable, WebhookDeliveriesTable } from './schema.js';
+import type { Database, EventsTable } from './schema.js';
+import type { DeliveryRows } from './webhook-deliveries.js';
 
 export const INTERNALS: unique symbol = Symbol('store internals');
 
@@ -40,7 +41,7 @@ export interface StoreState {
   /** SQLite: the shared transaction of concurrent writes (group-commit.ts). */
   commitTogether?: GroupWriter<GroupWork>;
   /** PostgreSQL: the multi-row event insert (with webhook deliveries) of concurrent requests (events.ts). */
-  insertEventRow?: GroupWriter<{ row: EventsTable; deliveries: WebhookDeliveriesTable[] }>;
+  insertEventRow?: GroupWriter<{ row: EventsTable; deliveries: DeliveryRows }>;
   /** PostgreSQL: the connection pool. */
   pool?: PoolCounters;
 }

@@ -203,12 +203,17 @@ export interface WebhooksTable {
 export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
 
 /** The outbox: one row per (event, webhook), written with the event, drained by the worker. */
+/** A delivery's body, apart from its row: written once, while the row is updated on every attempt. */
+export interface WebhookDeliveryPayloadsTable {
+  delivery_id: string;
+  /** The exact body to send. */
+  payload: string;
+}
+
 export interface WebhookDeliveriesTable {
   id: string;
   webhook_id: string;
   event_id: string;
-  /** The exact body to send. */
-  payload: string;
   status: WebhookDeliveryStatus;
   attempts: number;
   next_attempt_at: number;
@@ -246,5 +251,6 @@ export interface Database {
   encryption_keys: EncryptionKeysTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  webhook_delivery_payloads: WebhookDeliveryPayloadsTable;
   webhook_attempts: WebhookAttemptsTable;
 }

@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
 import { internalsOf, type Store } from './handle.js';
 import { newId } from './ids.js';
 import { prepareQuery } from './prepared-query.js';
-import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable, WebhooksTable } from './schema.js';
+import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookDeliveryPayloadsTable, WebhooksTable } from './schema.js';
 
 /** What queueing a delivery takes; the rest of the row is derived. */
 export interface NewDelivery {
@@ -18,39 +18,55 @@ export interface NewDelivery {
 /** Deliveries are attempted for this long after queueing (or a resend), then marked failed. */
 export const DELIVERY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
-export function deliveryRows(deliveries: readonly NewDelivery[], now: number): WebhookDeliveriesTable[] {
-  return deliveries.map((d) => ({
-    id: newId('whd'),
-    webhook_id: d.webhookId,
-    event_id: d.eventId,
-    payload: d.payload,
-    status: 'pending',
-    attempts: 0,
-    next_attempt_at: now,
-    give_up_at: now + DELIVERY_WINDOW_MS,
-    leased_until: null,
-    lease_owner: null,
-    created_at: now,
-    delivered_at: null,
-  }));
+/** The rows that queue deliveries: each delivery's row and, apart, its body (migration 014). */
+export interface DeliveryRows {
+  rows: WebhookDeliveriesTable[];
+  payloads: WebhookDeliveryPayloadsTable[];
+}
+
+export function deliveryRows(deliveries: readonly NewDelivery[], now: number): DeliveryRows {
+  const rows: WebhookDeliveriesTable[] = [];
+  const payloads: WebhookDeliveryPayloadsTable[] = [];
+  for (const d of deliveries) {
+    const id = newId('whd');
+    rows.push({
+      id,
+      webhook_id: d.webhookId,
+      event_id: d.eventId,
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: now,
+      give_up_at: now + DELIVERY_WINDOW_MS,
+      leased_until: null,
+      lease_owner: null,
+      created_at: now,
+      delivered_at: null,
+    });
+    payloads.push({ delivery_id: id, payload: d.payload });
+  }
+  return { rows, payloads };
 }
 
 /** Every column of webhook_deliveries, in the order deliveryRows writes them. */
-const DELIVERY_COLUMNS = Object.keys(deliveryRows([{ webhookId: '', eventId: '', payload: '' }], 0)[0]!) as (keyof WebhookDeliveriesTable)[];
+const DELIVERY_COLUMNS = Object.keys(deliveryRows([{ webhookId: '', eventId: '', payload: '' }], 0).rows[0]!) as (keyof WebhookDeliveriesTable)[];
 
 // One delivery per event and webhook, written with the event: compiled once (prepared-query.ts).
 const insertDeliveryQuery = prepareQuery((db: Kysely<Database>, param) =>
   db.insertInto('webhook_deliveries').values(Object.fromEntries(DELIVERY_COLUMNS.map((column) => [column, param(column)])) as WebhookDeliveriesTable),
 );
+const insertPayloadQuery = prepareQuery((db: Kysely<Database>, param) =>
+  db.insertInto('webhook_delivery_payloads').values({ delivery_id: param('delivery_id') as string, payload: param('payload') as string }),
+);
 
-/** For events.ts: writes rows on `store` (inside the event's transaction). */
-export async function insertDeliveryRows(store: Store, rows: readonly WebhookDeliveriesTable[]): Promise<void> {
-  for (const row of rows) await insertDeliveryQuery(store, row);
+/** For events.ts: writes deliveries on `store` (inside the event's transaction). */
+export async function insertDeliveryRows(store: Store, deliveries: DeliveryRows): Promise<void> {
+  for (const row of deliveries.rows) await insertDeliveryQuery(store, row);
+  for (const payload of deliveries.payloads) await insertPayloadQuery(store, payload);
 }
 
 /** A claimed delivery with what sending it needs of its webhook. */
 export interface ClaimedDelivery {
-  delivery: Pick<WebhookDeliveriesTable, 'id' | 'event_id' | 'payload' | 'attempts' | 'give_up_at'>;
+  delivery: Pick<WebhookDeliveriesTable, 'id' | 'event_id' | 'attempts' | 'give_up_at'> & Pick<WebhookDeliveryPayloadsTable, 'payload'>;
   webhook: Pick<WebhooksTable, 'id' | 'url' | 'status' | 'signing_key' | 'basic_auth_username' | 'basic_auth_password'>;
 }
 
@@ -78,7 +94,7 @@ export async function claimDueDeliveries(
     .updateTable('webhook_deliveries')
     .set({ leased_until: opts.now + opts.leaseMs, lease_owner: opts.owner })
     .where('id', 'in', due)
-    .returning(['id', 'webhook_id', 'event_id', 'payload', 'attempts', 'give_up_at'])
+    .returning(['id', 'webhook_id', 'event_id', 'attempts', 'give_up_at'])
     .execute();
   if (claimed.length === 0) return [];
   const webhooks = await db
@@ -86,11 +102,18 @@ export async function claimDueDeliveries(
     .select(['id', 'url', 'status', 'signing_key', 'basic_auth_username', 'basic_auth_password'])
     .where('id', 'in', [...new Set(claimed.map((c) => c.webhook_id))])
     .execute();
-  const byId = new Map(webhooks.map((w) => [w.id, w]));
+  const payloads = await db
+    .selectFrom('webhook_delivery_payloads')
+    .select(['delivery_id', 'payload'])
+    .where('delivery_id', 'in', claimed.map((c) => c.id))
+    .execute();
+  const webhookById = new Map(webhooks.map((w) => [w.id, w]));
+  const payloadById = new Map(payloads.map((p) => [p.delivery_id, p.payload]));
   return claimed.flatMap(({ webhook_id, ...delivery }) => {
-    const webhook = byId.get(webhook_id);
-    // Deleted between the claim and this read: its deliveries went with it (cascade).
-    return webhook ? [{ delivery, webhook }] : [];
+    const webhook = webhookById.get(webhook_id);
+    const payload = payloadById.get(delivery.id);
+    // Deleted between the claim and these reads (its webhook, event or visitor): nothing to send.
+    return webhook && payload !== undefined ? [{ delivery: { ...delivery, payload }, webhook }] : [];
   });
 }
 

@@ -16,6 +16,7 @@ import * as deliveryEventIndex from './010-delivery-event-index.js';
 import * as cacheGeneration from './011-cache-generation.js';
 import * as partitionedEvents from './012-partitioned-events.js';
 import * as visitorLinks from './013-visitor-links.js';
+import * as deliveryPayloads from './014-delivery-payloads.js';
 
 export const migrations: Record<string, Migration> = {
   '001-core': core,
@@ -31,6 +32,7 @@ export const migrations: Record<string, Migration> = {
   '011-cache-generation': cacheGeneration,
   '012-partitioned-events': partitionedEvents,
   '013-visitor-links': visitorLinks,
+  '014-delivery-payloads': deliveryPayloads,
 };
 
 export const migrationProvider: MigrationProvider = {
