@@ -36,6 +36,20 @@ export function newId(prefix: string): string {
   return `${prefix}_${randomString(20)}`;
 }
 
+/** Digits then lowercase letters: the same order in byte-wise (SQLite) and locale (PostgreSQL) text comparison. */
+const TIME_DIGITS = 9;
+
+/**
+ * A resource id like `newId`, but time-ordered: `<prefix>_<epoch ms in base 36, 9 characters>`
+ * `<11 random characters>` (unique as before within a millisecond). For rows written at a high
+ * rate (webhook deliveries and attempts): consecutive ids land next to each other in the
+ * primary-key B-tree, so an insert dirties the last page, not a random one (with random ids
+ * SQLite's inserts cost about twice as much on a table of 100k rows).
+ */
+export function newTimeOrderedId(prefix: string, nowMs: number): string {
+  return `${prefix}_${Math.trunc(nowMs).toString(36).padStart(TIME_DIGITS, '0')}${randomString(20 - TIME_DIGITS)}`;
+}
+
 /** `<epoch ms>.<6 url-safe random characters>`, the event id format of the contract. */
 export function newEventId(nowMs: number): string {
   return `${Math.trunc(nowMs)}.${randomString(6, URL_SAFE)}`;
