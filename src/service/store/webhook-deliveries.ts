@@ -2,9 +2,9 @@
  * The webhook outbox: deliveries are inserted with their event (events.ts), claimed by workers
  * under a lease, and settled after each attempt, which is logged in webhook_attempts.
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { internalsOf, type Store } from './handle.js';
-import { newId } from './ids.js';
+import { newTimeOrderedId } from './ids.js';
 import { prepareQuery } from './prepared-query.js';
 import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookDeliveryPayloadsTable, WebhooksTable } from './schema.js';
 
@@ -28,7 +28,7 @@ export function deliveryRows(deliveries: readonly NewDelivery[], now: number): D
   const rows: WebhookDeliveriesTable[] = [];
   const payloads: WebhookDeliveryPayloadsTable[] = [];
   for (const d of deliveries) {
-    const id = newId('whd');
+    const id = newTimeOrderedId('whd', now);
     rows.push({
       id,
       webhook_id: d.webhookId,
@@ -127,34 +127,11 @@ export interface AttemptRecord {
   outcome: AttemptOutcome;
 }
 
-// Prepared once (prepared-query.ts): the worker settles every delivery it sends.
-const settleQuery = prepareQuery<{ id: string }>((db, p) =>
-  db
-    .updateTable('webhook_deliveries')
-    .set((eb) => ({
-      attempts: eb('attempts', '+', 1),
-      status: p('status') as WebhookDeliveriesTable['status'],
-      // A retry moves the due time; delivered and failed keep theirs.
-      next_attempt_at: eb.fn.coalesce(eb.val(p('retryAt') as number | null), eb.ref('next_attempt_at')),
-      delivered_at: p('deliveredAt') as number | null,
-      leased_until: null,
-      lease_owner: null,
-    }))
-    .where('id', '=', p('id'))
-    .where('lease_owner', '=', p('owner'))
-    .where('status', '=', 'pending')
-    .returning('id'),
-);
-
-const ATTEMPT_COLUMNS = ['id', 'delivery_id', 'webhook_id', 'attempted_at', 'http_status', 'latency_ms', 'error'] as const satisfies readonly (keyof WebhookAttemptsTable)[];
-const insertAttemptQuery = prepareQuery((db, p) =>
-  db.insertInto('webhook_attempts').values(Object.fromEntries(ATTEMPT_COLUMNS.map((column) => [column, p(column)])) as WebhookAttemptsTable),
-);
-
-const deliveryExistsQuery = prepareQuery<{ id: string }>((db, p) => db.selectFrom('webhook_deliveries').select('id').where('id', '=', p('id')));
-
 /** What recording an attempt did to its delivery. */
 export type Settlement = 'settled' | 'lease-lost' | 'deleted';
+
+/** How many deliveries one settling statement takes (each costs 4 bound values). */
+const SETTLE_CHUNK = 200;
 
 /**
  * Logs attempts and settles their deliveries, all in one transaction: delivered, failed, or
@@ -162,26 +139,48 @@ export type Settlement = 'settled' | 'lease-lost' | 'deleted';
  * still holds its lease; the result says, in order, what happened to each: settled, its lease
  * expired and another worker took it over (the attempt is still logged), or it was deleted
  * meanwhile (its webhook, event or visitor deleted, or purged: nothing to log it against).
+ *
+ * A whole pass is one UPDATE (each delivery's new state joined in as a list of rows) and one
+ * multi-row INSERT of the attempts, not two statements per delivery.
  */
 export async function recordAttempts(store: Store, owner: string, records: readonly AttemptRecord[]): Promise<Settlement[]> {
   if (records.length === 0) return [];
   return store.transaction(async (trx) => {
-    const results: Settlement[] = [];
-    for (const { deliveryId, webhookId, attempt, outcome } of records) {
-      const rows = await settleQuery(trx, {
-        id: deliveryId,
-        owner,
-        status: outcome.status === 'retry' ? 'pending' : outcome.status,
-        retryAt: outcome.status === 'retry' ? outcome.at : null,
-        deliveredAt: outcome.status === 'delivered' ? attempt.attempted_at : null,
+    const { db } = internalsOf(trx);
+    const settled = new Set<string>();
+    for (let i = 0; i < records.length; i += SETTLE_CHUNK) {
+      const states = records.slice(i, i + SETTLE_CHUNK).map(({ deliveryId, attempt, outcome }) => {
+        const status = outcome.status === 'retry' ? 'pending' : outcome.status;
+        const retryAt = outcome.status === 'retry' ? outcome.at : null;
+        const deliveredAt = outcome.status === 'delivered' ? attempt.attempted_at : null;
+        // Typed casts: PostgreSQL cannot infer a parameter's type inside a UNION of SELECTs.
+        return sql`select cast(${deliveryId} as text) as id, cast(${status} as text) as status, cast(${retryAt} as bigint) as retry_at, cast(${deliveredAt} as bigint) as delivered_at`;
       });
-      // Not settled: one lookup tells a lost lease from a deleted delivery, whose attempt row
-      // would break the foreign key and with it the whole batch.
-      const result: Settlement = rows.length > 0 ? 'settled' : (await deliveryExistsQuery(trx, { id: deliveryId })).length > 0 ? 'lease-lost' : 'deleted';
-      results.push(result);
-      // The attempt happened either way: it is logged even when another worker owns the delivery now.
-      if (result !== 'deleted') await insertAttemptQuery(trx, { id: newId('wha'), delivery_id: deliveryId, webhook_id: webhookId, ...attempt } satisfies WebhookAttemptsTable);
+      const { rows } = await sql<{ id: string }>`
+        update webhook_deliveries set
+          attempts = attempts + 1,
+          status = s.status,
+          next_attempt_at = coalesce(s.retry_at, webhook_deliveries.next_attempt_at),
+          delivered_at = s.delivered_at,
+          leased_until = null,
+          lease_owner = null
+        from (${sql.join(states, sql` union all `)}) as s
+        where webhook_deliveries.id = s.id and webhook_deliveries.lease_owner = ${owner} and webhook_deliveries.status = 'pending'
+        returning webhook_deliveries.id`.execute(db);
+      for (const row of rows) settled.add(row.id);
     }
+    // Not settled (rare): one lookup tells a lost lease from a deleted delivery, whose attempt
+    // row would break the foreign key and with it the whole batch.
+    const unsettled = records.filter((r) => !settled.has(r.deliveryId)).map((r) => r.deliveryId);
+    const existing = new Set(
+      unsettled.length === 0 ? [] : (await db.selectFrom('webhook_deliveries').select('id').where('id', 'in', unsettled).execute()).map((r) => r.id),
+    );
+    const results = records.map(({ deliveryId }): Settlement => (settled.has(deliveryId) ? 'settled' : existing.has(deliveryId) ? 'lease-lost' : 'deleted'));
+    // The attempt happened either way: it is logged even when another worker owns the delivery now.
+    const attempts = records.flatMap(({ deliveryId, webhookId, attempt }, i): WebhookAttemptsTable[] =>
+      results[i] === 'deleted' ? [] : [{ id: newTimeOrderedId('wha', attempt.attempted_at), delivery_id: deliveryId, webhook_id: webhookId, ...attempt }],
+    );
+    for (let i = 0; i < attempts.length; i += SETTLE_CHUNK) await db.insertInto('webhook_attempts').values(attempts.slice(i, i + SETTLE_CHUNK)).execute();
     return results;
   });
 }
