@@ -1,12 +1,14 @@
 /**
  * A Sender (sender.ts) that sends from a worker thread (sender-thread.ts): the service's main
- * thread only hands over each request and receives its result. The thread starts with the
+ * thread only hands over each request and receives its result. The requests of one turn of the
+ * event loop (a worker pass sends its whole batch at once) go over in one message, and the
+ * thread answers in batches too: a message costs about as much as a small delivery's clone. The thread starts with the
  * first send and is replaced if it dies; a send in flight when it dies fails (the delivery is
  * retried like any failed attempt).
  */
 import { Worker } from 'node:worker_threads';
 import type { SendResult, Sender, SenderOptions } from './sender.js';
-import type { SendRequest } from './sender-thread.js';
+import type { SendRequest, SendResponse } from './sender-thread.js';
 
 export interface ThreadedSender extends Sender {
   /** Ends the thread (sends in flight fail). */
@@ -37,9 +39,11 @@ export function createThreadedSender(options: SenderOptions): ThreadedSender {
   const threadFor = (): Worker => {
     if (thread) return thread;
     const started = startThread(options);
-    started.on('message', ({ id, result }: { id: number; result: SendResult }) => {
-      pending.get(id)?.(result);
-      pending.delete(id);
+    started.on('message', (results: SendResponse[]) => {
+      for (const { id, result } of results) {
+        pending.get(id)?.(result);
+        pending.delete(id);
+      }
     });
     const lost = (why: string) => {
       if (thread !== started) return;
@@ -54,11 +58,18 @@ export function createThreadedSender(options: SenderOptions): ThreadedSender {
     return started;
   };
 
+  let queued: SendRequest[] = [];
+  const flush = () => {
+    const requests = queued;
+    queued = [];
+    threadFor().postMessage(requests);
+  };
   const send: Sender = (url, body, headers) =>
     new Promise<SendResult>((resolve) => {
       const id = nextId++;
       pending.set(id, resolve);
-      threadFor().postMessage({ id, url, body, headers } satisfies SendRequest);
+      if (queued.length === 0) queueMicrotask(flush);
+      queued.push({ id, url, body, headers });
     });
 
   return Object.assign(send, {
