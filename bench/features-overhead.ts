@@ -23,6 +23,7 @@
  * BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of every load (bench/cpu-profile.ts).
  *   npm run bench:features
  *   BENCH_ENGINES=sqlite,postgres BENCH_DURATION=10 npm run bench:features
+ *   BENCH_PARTS=webhooks BENCH_ROUNDS=4 npm run bench:features
  *
  * The machine may be shared: next to every rate the table gives the service process's CPU
  * time per request (process.cpuUsage: its event loop and thread pool; not autocannon, not the
@@ -55,6 +56,10 @@ const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 /** Rounds of each condition, interleaved (A B A B ...), so that drift and other load on a shared machine fall on both alike. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite').split(',') as Engine[];
+/** Which parts to run: `rules` (filtering rules and Management API reads) and `webhooks`. */
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'rules,webhooks').split(','));
+/** Unmeasured load before the rounds, half of it with the measured feature on (its code warm too). */
+const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 10);
 const MICRO_EVALUATIONS = Number(process.env.BENCH_MICRO_EVALUATIONS ?? 100_000);
 const MGMT_RATE = Number(process.env.BENCH_MGMT_RATE ?? 100);
 const MGMT_DURATION_S = Number(process.env.BENCH_MGMT_DURATION ?? 5);
@@ -261,11 +266,18 @@ async function openLoopGets(url: string, headers: Record<string, string>, rate: 
 // ---------------------------------------------------------------------------------------------
 // The HTTPS webhook receiver, in its own process (its TLS work is not the service's CPU).
 
+interface ReceiverStats {
+  latencies: number[];
+  other: number;
+  cpuMs: number;
+}
+
 interface ReceiverProcess {
   url: string;
   caFile: string;
   /** Delivery latencies (arrival - event timestamp, ms) since the last call; resets them. */
-  take(): Promise<{ latencies: number[]; other: number }>;
+  /** And the receiver's CPU time since then (ms): it shares the machine's cores with the service. */
+  take(): Promise<ReceiverStats>;
   close(): Promise<void>;
 }
 
@@ -274,14 +286,16 @@ async function startReceiverProcess(): Promise<ReceiverProcess> {
   const code = `
     const fs = require('node:fs');
     const [dir] = process.argv.slice(1);
-    let latencies = [], other = 0;
+    let latencies = [], other = 0, cpu = process.cpuUsage();
     const server = require('node:https').createServer({ key: fs.readFileSync(dir + '/key.pem'), cert: fs.readFileSync(dir + '/cert.pem') }, (req, res) => {
       const chunks = [];
       req.on('data', (c) => chunks.push(c));
       req.on('end', () => {
         const arrived = Date.now();
         if (req.method === 'GET' && req.url === '/stats') {
-          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ latencies, other }));
+          const used = process.cpuUsage(cpu);
+          cpu = process.cpuUsage();
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ latencies, other, cpuMs: (used.user + used.system) / 1000 }));
           latencies = []; other = 0;
           return;
         }
@@ -307,7 +321,7 @@ async function startReceiverProcess(): Promise<ReceiverProcess> {
       const req = httpsRequest({ host: '127.0.0.1', port, path: '/stats', method: 'GET', ca }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as { latencies: number[]; other: number }));
+        res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as ReceiverStats));
       });
       req.on('error', reject);
       req.end();
@@ -328,6 +342,19 @@ async function pendingDeliveries(store: Store): Promise<number> {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits until no delivery is pending (the outbox drained); resolves to how many were pending at first. */
+async function drain(store: Store): Promise<number> {
+  const started = Date.now();
+  const backlog = await pendingDeliveries(store);
+  let left = backlog;
+  while (left > 0 && Date.now() - started < DRAIN_LIMIT_MS) {
+    await sleep(100);
+    left = await pendingDeliveries(store);
+  }
+  if (left > 0) throw new Error(`the outbox did not drain within ${DRAIN_LIMIT_MS / 1000} s (${left} pending)`);
+  return backlog;
+}
 
 // ---------------------------------------------------------------------------------------------
 
@@ -366,7 +393,29 @@ async function runEngine(engine: Engine, receiver: ReceiverProcess) {
       return token ? { ...payload, body: JSON.stringify({ ...(JSON.parse(payload.body) as IdentifyRequest), token }) } : payload;
     });
     console.error(`${engine}: ${first.length} browsers warmed up; ${payloads.length} returning visits`);
-    await load(endpoint, payloads, { duration: 3 });
+
+    /** Creates the 10 rules; resolves to their removal. */
+    const addRules = async () => {
+      const created: { id: string }[] = [];
+      for (const rule of RULES) created.push(await client.createFilteringRule({ name: rule.name, expression: rule.expression, action: 'deny', environment: environmentId }));
+      return async () => {
+        for (const rule of created) await client.deleteFilteringRule(rule.id);
+      };
+    };
+    const webhook = PARTS.has('webhooks') ? await client.createWebhook({ url: receiver.url, environment: environmentId, description: 'bench receiver' }) : undefined;
+    const verification = webhook && (await client.verifyWebhook(webhook.id));
+    await receiver.take();
+    // Warm-up, unmeasured: half without any feature, half with the features under test (the
+    // first measured round is otherwise slower than the rest, whichever condition it runs).
+    if (webhook) await client.updateWebhook(webhook.id, { status: 'disabled' });
+    await load(endpoint, payloads, { duration: WARMUP_S / 2 });
+    const removeRules = PARTS.has('rules') ? await addRules() : undefined;
+    if (webhook) await client.updateWebhook(webhook.id, { status: 'enabled' });
+    await load(endpoint, payloads, { duration: WARMUP_S / 2 });
+    await removeRules?.();
+    if (webhook) await client.updateWebhook(webhook.id, { status: 'disabled' });
+    await drain(service.ctx.store);
+    await receiver.take();
 
     const say = (label: string, r: LoadResult) => console.error(`  ${label}: ${Math.round(r.rps)}/s, ${r.cpuMsPerRequest.toFixed(3)} ms CPU/request, p99 ${r.p99} ms, ${r.non2xx} non-2xx, ${r.errors} errors`);
     const mgmt: Record<string, Awaited<ReturnType<typeof openLoopGets>>> = {};
@@ -385,7 +434,7 @@ async function runEngine(engine: Engine, receiver: ReceiverProcess) {
     // 1. Filtering rules: rounds without and with the 10 rules.
     const noRules: LoadResult[] = [];
     const withRules: LoadResult[] = [];
-    for (let round = 1; round <= ROUNDS; round++) {
+    for (let round = 1; round <= (PARTS.has('rules') ? ROUNDS : 0); round++) {
       await inAlternatingOrder(
         round,
         async () => {
@@ -393,8 +442,7 @@ async function runEngine(engine: Engine, receiver: ReceiverProcess) {
           say(`round ${round}, no rules`, noRules.at(-1)!);
         },
         async () => {
-          const created = [];
-          for (const rule of RULES) created.push(await client.createFilteringRule({ name: rule.name, expression: rule.expression, action: 'deny', environment: environmentId }));
+          const remove = await addRules();
           withRules.push(await profiled(`${engine}-rules-${round}`, () => load(endpoint, payloads)));
           say(`round ${round}, 10 rules`, withRules.at(-1)!);
           if (round === ROUNDS) {
@@ -405,7 +453,7 @@ async function runEngine(engine: Engine, receiver: ReceiverProcess) {
               console.error(`  GET ${path}: p50 ${mgmt[path].p50.toFixed(2)} ms, p99 ${mgmt[path].p99.toFixed(2)} ms, ${mgmt[path].non200} non-200`);
             }
           }
-          for (const rule of created) await client.deleteFilteringRule(rule.id);
+          await remove();
         },
       );
     }
@@ -413,12 +461,10 @@ async function runEngine(engine: Engine, receiver: ReceiverProcess) {
     // 3. Webhooks: rounds without and with one verified webhook (disabled / enabled). A round
     // with the webhook lasts until its outbox is drained: the sustained rate counts the drain
     // time and its CPU, so a worker that falls behind during the load is not a hidden cost.
-    const webhook = await client.createWebhook({ url: receiver.url, environment: environmentId, description: 'bench receiver' });
-    const verification = await client.verifyWebhook(webhook.id);
-    await receiver.take();
     const noWebhook: LoadResult[] = [];
-    const withWebhook: (LoadResult & { backlog: number; drainMs: number; sustainedRps: number; cpuMsPerRequestInclDrain: number })[] = [];
+    const withWebhook: (LoadResult & { backlog: number; drainMs: number; sustainedRps: number; cpuMsPerRequestInclDrain: number; receiverCpuMsPerDelivery: number })[] = [];
     let saturationDeliveries = 0;
+    if (!webhook) return { filtering: { noRules, withRules }, mgmt };
     for (let round = 1; round <= ROUNDS; round++) {
       await inAlternatingOrder(
         round,
@@ -433,13 +479,7 @@ async function runEngine(engine: Engine, receiver: ReceiverProcess) {
             const r = await load(endpoint, payloads);
             const drainStarted = Date.now();
             const drainCpu = process.cpuUsage();
-            const backlog = await pendingDeliveries(service.ctx.store);
-            let left = backlog;
-            while (left > 0 && Date.now() - drainStarted < DRAIN_LIMIT_MS) {
-              await sleep(100);
-              left = await pendingDeliveries(service.ctx.store);
-            }
-            if (left > 0) throw new Error(`the outbox did not drain within ${DRAIN_LIMIT_MS / 1000} s (${left} pending)`);
+            const backlog = await drain(service.ctx.store);
             const drainMs = Date.now() - drainStarted;
             const used = process.cpuUsage(drainCpu);
             const drainCpuMs = (used.user + used.system) / 1000;
@@ -451,9 +491,11 @@ async function runEngine(engine: Engine, receiver: ReceiverProcess) {
               cpuMsPerRequestInclDrain: (r.cpuMs + drainCpuMs) / Math.max(1, r.requests),
             };
           });
-          withWebhook.push(measured);
-          saturationDeliveries += (await receiver.take()).latencies.length;
-          say(`round ${round}, 1 webhook (outbox ${measured.backlog} at the end, drained in ${(measured.drainMs / 1000).toFixed(1)} s; sustained ${Math.round(measured.sustainedRps)}/s)`, measured);
+          const received = await receiver.take();
+          saturationDeliveries += received.latencies.length;
+          const receiverCpuMsPerDelivery = received.cpuMs / Math.max(1, received.latencies.length);
+          withWebhook.push({ ...measured, receiverCpuMsPerDelivery });
+          say(`round ${round}, 1 webhook (outbox ${measured.backlog} at the end, drained in ${(measured.drainMs / 1000).toFixed(1)} s; sustained ${Math.round(measured.sustainedRps)}/s; receiver ${receiverCpuMsPerDelivery.toFixed(3)} ms CPU/delivery)`, measured);
         },
       );
     }
@@ -540,31 +582,36 @@ async function main(): Promise<void> {
       figures[engine] = r;
       const f = r.filtering;
       const rounds = (rs: LoadResult[]) => rs.map((x) => rate(x.rps)).join(', ');
-      const baseRps = median(f.noRules.map((x) => x.rps));
-      const rulesRps = median(f.withRules.map((x) => x.rps));
-      const rulesDrop = (1 - rulesRps / baseRps) * 100;
-      const rulesCpu = (pooledCpu(f.withRules) / pooledCpu(f.noRules) - 1) * 100;
-      rows.push(`| ${engine} | Identifications/s, no rules: median of ${ROUNDS} rounds (each) | ${rate(baseRps)} (${rounds(f.noRules)}); CPU ${cpu(pooledCpu(f.noRules))} per id. | | |`);
-      rows.push(`| ${engine} | Identifications/s, 10 non-matching rules: median (each), drop | ${rate(rulesRps)} (${rounds(f.withRules)}), ${pct(-rulesDrop)}; CPU ${cpu(pooledCpu(f.withRules))} per id. (${pct(rulesCpu)}); ${f.withRules.reduce((a, x) => a + x.non2xx, 0)} non-2xx | drop ≤ ${TARGETS.rulesDropPct}% | ${mark(rulesDrop <= TARGETS.rulesDropPct)} |`);
-      for (const [path, m] of Object.entries(r.mgmt)) {
-        const shown = path.startsWith('/environments/') ? '/environments/{id}' : path;
-        rows.push(`| ${engine} | \`GET ${shown}\` at ${MGMT_RATE}/s open loop, p50 / p99 | ${msf(m.p50)} / ${msf(m.p99)} (${m.requests} requests, ${m.non200 + m.errors} not 200) | p99 < ${TARGETS.mgmtP99Ms} ms | ${mark(m.p99 < TARGETS.mgmtP99Ms && m.non200 + m.errors === 0)} |`);
+      if (PARTS.has('rules')) {
+        const baseRps = median(f.noRules.map((x) => x.rps));
+        const rulesRps = median(f.withRules.map((x) => x.rps));
+        const rulesDrop = (1 - rulesRps / baseRps) * 100;
+        const rulesCpu = (pooledCpu(f.withRules) / pooledCpu(f.noRules) - 1) * 100;
+        rows.push(`| ${engine} | Identifications/s, no rules: median of ${ROUNDS} rounds (each) | ${rate(baseRps)} (${rounds(f.noRules)}); CPU ${cpu(pooledCpu(f.noRules))} per id. | | |`);
+        rows.push(`| ${engine} | Identifications/s, 10 non-matching rules: median (each), drop | ${rate(rulesRps)} (${rounds(f.withRules)}), ${pct(-rulesDrop)}; CPU ${cpu(pooledCpu(f.withRules))} per id. (${pct(rulesCpu)}); ${f.withRules.reduce((a, x) => a + x.non2xx, 0)} non-2xx | drop ≤ ${TARGETS.rulesDropPct}% | ${mark(rulesDrop <= TARGETS.rulesDropPct)} |`);
+        for (const [path, m] of Object.entries(r.mgmt)) {
+          const shown = path.startsWith('/environments/') ? '/environments/{id}' : path;
+          rows.push(`| ${engine} | \`GET ${shown}\` at ${MGMT_RATE}/s open loop, p50 / p99 | ${msf(m.p50)} / ${msf(m.p99)} (${m.requests} requests, ${m.non200 + m.errors} not 200) | p99 < ${TARGETS.mgmtP99Ms} ms | ${mark(m.p99 < TARGETS.mgmtP99Ms && m.non200 + m.errors === 0)} |`);
+        }
       }
       const w = r.webhooks;
-      const noHookRps = median(w.noWebhook.map((x) => x.rps));
-      const hookRps = median(w.withWebhook.map((x) => x.rps));
-      const hookSustained = median(w.withWebhook.map((x) => x.sustainedRps));
-      const hookDrop = (1 - hookSustained / noHookRps) * 100;
-      const hookCpu = (pooledCpu(w.withWebhook) / pooledCpu(w.noWebhook) - 1) * 100;
-      const hookCpuInclDrain = w.withWebhook.reduce((a, x) => a + x.cpuMsPerRequestInclDrain * x.requests, 0) / Math.max(1, w.withWebhook.reduce((a, x) => a + x.requests, 0));
-      rows.push(`| ${engine} | Identifications/s, no webhook: median of ${ROUNDS} rounds (each) | ${rate(noHookRps)} (${rounds(w.noWebhook)}); CPU ${cpu(pooledCpu(w.noWebhook))} per id. | | |`);
-      rows.push(`| ${engine} | Identifications/s, 1 verified webhook, during the load: median (each) | ${rate(hookRps)} (${rounds(w.withWebhook)}); CPU ${cpu(pooledCpu(w.withWebhook))} per id. (${pct(hookCpu)}); outbox at the end of each load ${w.withWebhook.map((x) => x.backlog.toLocaleString('en')).join(', ')} | | |`);
-      rows.push(`| ${engine} | Identifications/s, 1 verified webhook, sustained (load + outbox drain time): median, drop | ${rate(hookSustained)}, ${pct(-hookDrop)}; CPU ${cpu(hookCpuInclDrain)} per id. with the delivery (${pct((hookCpuInclDrain / pooledCpu(w.noWebhook) - 1) * 100)}) | drop ≤ ${TARGETS.webhookDropPct}% | ${mark(hookDrop <= TARGETS.webhookDropPct)} |`);
-      const l = w.latency;
-      rows.push(`| ${engine} | Delivery latency at ${rate(w.halfRate)}/s (half the max with webhook), p50 | ${msf(l.p50)} (${l.deliveries.toLocaleString('en')} deliveries received; autocannon counted ${w.half.requests.toLocaleString('en')} identifications, ${rate(w.half.rps)}/s) | < ${TARGETS.deliveryP50Ms} ms | ${mark(l.p50 < TARGETS.deliveryP50Ms)} |`);
-      rows.push(`| ${engine} | Delivery latency, p99 (max) | ${msf(l.p99)} (${msf(l.max)}) | < ${TARGETS.deliveryP99Ms} ms | ${mark(l.p99 < TARGETS.deliveryP99Ms)} |`);
-      rows.push(`| ${engine} | Outbox depth, sampled each second during and 5 s after: max / final | ${w.outbox.max.toLocaleString('en')} / ${w.outbox.final.toLocaleString('en')} | final ~0 | ${mark(w.outbox.final <= Math.max(5, w.halfRate / 100))} |`);
-      details.push(`${engine}: half-rate run ${rate(w.half.rps)}/s achieved, CPU ${cpu(w.half.cpuMsPerRequest)} per identification, ${w.half.non2xx} non-2xx; outbox samples ${w.outbox.samples.join(', ')}; ${w.failedDeliveries} failed deliveries; verification answered ${JSON.stringify(w.verification).slice(0, 120)}.`);
+      if (w) {
+        const noHookRps = median(w.noWebhook.map((x) => x.rps));
+        const hookRps = median(w.withWebhook.map((x) => x.rps));
+        const hookSustained = median(w.withWebhook.map((x) => x.sustainedRps));
+        const hookDrop = (1 - hookSustained / noHookRps) * 100;
+        const hookCpu = (pooledCpu(w.withWebhook) / pooledCpu(w.noWebhook) - 1) * 100;
+        const hookCpuInclDrain = w.withWebhook.reduce((a, x) => a + x.cpuMsPerRequestInclDrain * x.requests, 0) / Math.max(1, w.withWebhook.reduce((a, x) => a + x.requests, 0));
+        rows.push(`| ${engine} | Identifications/s, no webhook: median of ${ROUNDS} rounds (each) | ${rate(noHookRps)} (${rounds(w.noWebhook)}); CPU ${cpu(pooledCpu(w.noWebhook))} per id. | | |`);
+        rows.push(`| ${engine} | Identifications/s, 1 verified webhook, during the load: median (each) | ${rate(hookRps)} (${rounds(w.withWebhook)}); CPU ${cpu(pooledCpu(w.withWebhook))} per id. (${pct(hookCpu)}); outbox at the end of each load ${w.withWebhook.map((x) => x.backlog.toLocaleString('en')).join(', ')} | | |`);
+        rows.push(`| ${engine} | Identifications/s, 1 verified webhook, sustained (load + outbox drain time): median, drop | ${rate(hookSustained)}, ${pct(-hookDrop)}; CPU ${cpu(hookCpuInclDrain)} per id. with the delivery (${pct((hookCpuInclDrain / pooledCpu(w.noWebhook) - 1) * 100)}) | drop ≤ ${TARGETS.webhookDropPct}% | ${mark(hookDrop <= TARGETS.webhookDropPct)} |`);
+        rows.push(`| ${engine} | The bench's HTTPS receiver, on the same cores: CPU per delivery, median of the rounds | ${cpu(median(w.withWebhook.map((x) => x.receiverCpuMsPerDelivery)))} | | |`);
+        const l = w.latency;
+        rows.push(`| ${engine} | Delivery latency at ${rate(w.halfRate)}/s (half the max with webhook), p50 | ${msf(l.p50)} (${l.deliveries.toLocaleString('en')} deliveries received; autocannon counted ${w.half.requests.toLocaleString('en')} identifications, ${rate(w.half.rps)}/s) | < ${TARGETS.deliveryP50Ms} ms | ${mark(l.p50 < TARGETS.deliveryP50Ms)} |`);
+        rows.push(`| ${engine} | Delivery latency, p99 (max) | ${msf(l.p99)} (${msf(l.max)}) | < ${TARGETS.deliveryP99Ms} ms | ${mark(l.p99 < TARGETS.deliveryP99Ms)} |`);
+        rows.push(`| ${engine} | Outbox depth, sampled each second during and 5 s after: max / final | ${w.outbox.max.toLocaleString('en')} / ${w.outbox.final.toLocaleString('en')} | final ~0 | ${mark(w.outbox.final <= Math.max(5, w.halfRate / 100))} |`);
+        details.push(`${engine}: half-rate run ${rate(w.half.rps)}/s achieved, CPU ${cpu(w.half.cpuMsPerRequest)} per identification, ${w.half.non2xx} non-2xx; outbox samples ${w.outbox.samples.join(', ')}; ${w.failedDeliveries} failed deliveries; verification answered ${JSON.stringify(w.verification).slice(0, 120)}.`);
+      }
     }
   } finally {
     await receiver.close();
@@ -573,7 +620,7 @@ async function main(): Promise<void> {
   figures.loadAtEnd = loadAtEnd;
   const la = (l: number[]) => l.map((x) => x.toFixed(2)).join(' / ');
   const markdown = [
-    `Identification loads: autocannon in a child process, ${CONNECTIONS} connections, ${DURATION_S} s each (after a 3 s warm-up), returning visits of ${BROWSERS.toLocaleString('en')} simulated browsers ` +
+    `Identification loads: autocannon in a child process, ${CONNECTIONS} connections, ${DURATION_S} s each (after ${WARMUP_S} s of warm-up, half of it with the feature on), returning visits of ${BROWSERS.toLocaleString('en')} simulated browsers ` +
       `(bench/accuracy population, token attached, Origin header set); a fresh database per engine. "CPU per id." is the service process's CPU time (process.cpuUsage) per identification during the load, ` +
       `less disturbed by other work on the machine than the rates. Each round runs its two conditions in alternating order (the database grows with every load); rates are medians of the rounds, CPU is pooled over them. ` +
       `Webhook receiver: HTTPS (self-signed, openssl) in its own process; latency = arrival - the event's \`timestamp\`. ` +
