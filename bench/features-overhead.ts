@@ -28,15 +28,14 @@
  * The machine may be shared: next to every rate the table gives the service process's CPU
  * time per request (process.cpuUsage: its event loop and thread pool; not autocannon, not the
  * receiver, not PostgreSQL), which other load disturbs far less, and the load average.
- * Load comes from autocannon in a child process, as in bench/service-throughput.ts.
+ * Load comes from autocannon in a child process, each browser keeping its newest token
+ * (bench/browser-requests.ts), as in bench/service-throughput.ts.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { availableParallelism, loadavg } from 'node:os';
 import { createInterface } from 'node:readline';
-import type { IdentifyRequest, IdentifyResponse } from '../src/protocol/index.js';
 import { VERSION as AGENT_VERSION } from '../src/agent/version.js';
 import { ManagementApiClient } from '../src/server/management-api-client.js';
 import { createExpressionEvaluator } from '../src/service/filtering/expr/index.js';
@@ -48,7 +47,7 @@ import { createTestDatabase, type Engine } from '../test/helpers/test-service.js
 import { makeCertificate } from '../test/webhooks/receiver.js';
 import { writeBenchOutput } from './bench-output.js';
 import { profiled } from './cpu-profile.js';
-import { populationRequests } from './population-requests.js';
+import { AUTOCANNON_REQUESTS_SOURCE, browserRequests, sendFirstVisits, TOKEN_KEEPING_SOURCE, writeRequestsFile, type BrowserRequest } from './browser-requests.js';
 
 const BROWSERS = Number(process.env.BENCH_BROWSERS ?? 1500);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 25);
@@ -82,17 +81,6 @@ const RULES: { name: string; expression: string }[] = [
   { name: 'test origins', expression: "(http.request.headers['Origin']?.[0] ?? '') endsWith '.invalid' || (http.request.headers['Referer']?.[0] ?? '') startsWith 'http://127.'" },
 ];
 
-interface Payload {
-  body: string;
-  headers: Record<string, string>;
-  ip: string;
-}
-
-interface BrowserPayload {
-  browser: number;
-  payload: Payload;
-}
-
 interface LoadResult {
   rps: number;
   p50: number;
@@ -105,26 +93,11 @@ interface LoadResult {
   cpuMs: number;
 }
 
-/** First and later visits of a simulated population in the wire format (population-requests.ts). */
-function buildVisits(publicKey: string): { first: BrowserPayload[]; later: BrowserPayload[] } {
-  const first: BrowserPayload[] = [];
-  const later: BrowserPayload[] = [];
-  for (const { browser, request, rendered, first: isFirst } of populationRequests('features-overhead', BROWSERS, publicKey)) {
-    const payload: Payload = {
-      body: JSON.stringify(request),
-      headers: {
-        'content-type': 'text/plain',
-        'x-forwarded-for': rendered.ip,
-        'user-agent': rendered.userAgentHeader,
-        'accept-language': rendered.acceptLanguage,
-        origin: new URL(rendered.url).origin,
-      },
-      ip: rendered.ip,
-    };
-    (isFirst ? first : later).push({ browser, payload });
-  }
-  return { first, later };
-}
+/** First and later visits of the simulated population, with the page's Origin header (browser-requests.ts). */
+const buildVisits = (publicKey: string) => browserRequests('features-overhead', BROWSERS, publicKey, { origin: true });
+
+/** The client address a request is sent from (the service trusts X-Forwarded-For here). */
+const ipOf = (p: BrowserRequest) => p.headers['x-forwarded-for']!;
 
 const median = (xs: number[]): number => percentile([...xs].sort((a, b) => a - b), 50);
 /** CPU per request over several loads: their CPU time over their requests. */
@@ -136,11 +109,11 @@ const percentile = (sorted: number[], p: number): number =>
 // ---------------------------------------------------------------------------------------------
 // 1b. Micro-benchmark of one rule evaluation.
 
-function microBenchmark(payloads: Payload[]) {
+function microBenchmark(payloads: BrowserRequest[]) {
   const warnings: string[] = [];
   const evaluator = createExpressionEvaluator({ warn: (message, expression) => warnings.push(`${message} (${expression})`) });
   const requests: RuleRequest[] = payloads.slice(0, 2000).map((p) => buildRuleRequest({
-    ip: p.ip,
+    ip: ipOf(p),
     headers: Object.fromEntries(Object.entries(p.headers).filter(([name]) => name !== 'x-forwarded-for' && name !== 'content-type')),
     sdkPlatform: 'js',
     sdkVersion: AGENT_VERSION,
@@ -170,7 +143,7 @@ function microBenchmark(payloads: Payload[]) {
   for (let i = 0; i < perRequest.length; i++) {
     const p = raw[(i * 7919) % raw.length]!;
     const t0 = performance.now();
-    const r = buildRuleRequest({ ip: p.ip, headers: { 'user-agent': p.headers['user-agent'], 'accept-language': p.headers['accept-language'], origin: p.headers.origin }, sdkPlatform: 'js', sdkVersion: AGENT_VERSION });
+    const r = buildRuleRequest({ ip: ipOf(p), headers: { 'user-agent': p.headers['user-agent'], 'accept-language': p.headers['accept-language'], origin: p.headers.origin }, sdkPlatform: 'js', sdkVersion: AGENT_VERSION });
     for (const rule of RULES) if (evaluator.matches(rule.expression, r)) matched++;
     perRequest[i] = (performance.now() - t0) * 1000;
   }
@@ -191,14 +164,11 @@ async function runAutocannon(url: string, file: string, opts: { connections: num
     const autocannon = require('autocannon');
     const payloads = JSON.parse(require('node:fs').readFileSync(process.argv[1], 'utf8'));
     const [url, connections, duration, overallRate] = process.argv.slice(2);
-    let next = 0;
+    ${TOKEN_KEEPING_SOURCE}
     autocannon({
       url, connections: Number(connections), duration: Number(duration), method: 'POST',
       ...(Number(overallRate) > 0 ? { overallRate: Number(overallRate) } : {}),
-      requests: [{ setupRequest: (req) => {
-        const p = payloads[next++ % payloads.length];
-        return { ...req, method: 'POST', body: p.body, headers: { ...req.headers, ...p.headers } };
-      } }],
+      requests: ${AUTOCANNON_REQUESTS_SOURCE},
     }, (err, r) => {
       if (err) { console.error(err); process.exit(1); }
       process.stdout.write(JSON.stringify({
@@ -215,10 +185,8 @@ async function runAutocannon(url: string, file: string, opts: { connections: num
 }
 
 /** Identification load; `during` runs alongside (e.g. sampling the outbox). */
-async function load(url: string, payloads: Payload[], opts: { connections?: number; duration?: number; overallRate?: number } = {}): Promise<LoadResult> {
-  const dir = mkdtempSync(join(tmpdir(), 'tessera-bench-'));
-  const file = join(dir, 'payloads.json');
-  writeFileSync(file, JSON.stringify(payloads.map(({ body, headers }) => ({ body, headers }))));
+async function load(url: string, payloads: BrowserRequest[], opts: { connections?: number; duration?: number; overallRate?: number } = {}): Promise<LoadResult> {
+  const { file, remove } = writeRequestsFile(payloads);
   try {
     const before = process.cpuUsage();
     const r = await runAutocannon(url, file, { connections: opts.connections ?? CONNECTIONS, duration: opts.duration ?? DURATION_S, overallRate: opts.overallRate });
@@ -226,7 +194,7 @@ async function load(url: string, payloads: Payload[], opts: { connections?: numb
     const cpuMs = (used.user + used.system) / 1000;
     return { ...r, cpuMs, cpuMsPerRequest: cpuMs / Math.max(1, r.requests) };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    remove();
   }
 }
 
@@ -377,22 +345,9 @@ async function runEngine(engine: Engine, receiver: ReceiverProcess) {
     const client = new ManagementApiClient({ apiKey: managementKey, baseUrl: base });
 
     // Warm-up: each browser's first visit (its visitor and token), then a short unmeasured load.
-    const { first, later } = buildVisits(publicKey);
-    const tokens = new Map<number, string>();
-    let rejected = 0;
-    for (let i = 0; i < first.length; i += 25) {
-      await Promise.all(first.slice(i, i + 25).map(async ({ browser, payload: p }) => {
-        const res = await fetch(endpoint, { method: 'POST', headers: p.headers, body: p.body });
-        if (!res.ok) { rejected++; await res.text(); return; }
-        tokens.set(browser, ((await res.json()) as IdentifyResponse).token);
-      }));
-    }
-    if (rejected) throw new Error(`${rejected} warm-up identifications were refused`);
-    const payloads = later.map(({ browser, payload }) => {
-      const token = tokens.get(browser);
-      return token ? { ...payload, body: JSON.stringify({ ...(JSON.parse(payload.body) as IdentifyRequest), token }) } : payload;
-    });
-    console.error(`${engine}: ${first.length} browsers warmed up; ${payloads.length} returning visits`);
+    const visits = buildVisits(publicKey);
+    const payloads = await sendFirstVisits(endpoint, visits);
+    console.error(`${engine}: ${visits.first.length} browsers warmed up; ${payloads.length} returning visits`);
 
     /** Creates the 10 rules; resolves to their removal. */
     const addRules = async () => {
@@ -564,7 +519,7 @@ const msf = (n: number) => (n >= 100 ? `${Math.round(n).toLocaleString('en')} ms
 async function main(): Promise<void> {
   const loadAtStart = loadavg();
   // The micro-benchmark first, on a quiet process; it needs only payloads, no service.
-  const micro = microBenchmark(buildVisits('pk_micro').later.map((v) => v.payload));
+  const micro = microBenchmark(buildVisits('pk_micro').later);
   console.error(`micro: median ${micro.medianUs.toFixed(2)} µs, p99 ${micro.p99Us.toFixed(2)} µs, ${micro.matched} matched, ${micro.warnings.length} warnings`);
   for (const w of micro.warnings) console.error(`  warning: ${w}`);
 
@@ -621,7 +576,7 @@ async function main(): Promise<void> {
   const la = (l: number[]) => l.map((x) => x.toFixed(2)).join(' / ');
   const markdown = [
     `Identification loads: autocannon in a child process, ${CONNECTIONS} connections, ${DURATION_S} s each (after ${WARMUP_S} s of warm-up, half of it with the feature on), returning visits of ${BROWSERS.toLocaleString('en')} simulated browsers ` +
-      `(bench/accuracy population, token attached, Origin header set); a fresh database per engine. "CPU per id." is the service process's CPU time (process.cpuUsage) per identification during the load, ` +
+      `(bench/accuracy population from their own addresses, Origin header set, each with the newest token its browser was given); a fresh database per engine. "CPU per id." is the service process's CPU time (process.cpuUsage) per identification during the load, ` +
       `less disturbed by other work on the machine than the rates. Each round runs its two conditions in alternating order (the database grows with every load); rates are medians of the rounds, CPU is pooled over them. ` +
       `Webhook receiver: HTTPS (self-signed, openssl) in its own process; latency = arrival - the event's \`timestamp\`. ` +
       `Load average (1/5/15 min) at start ${la(loadAtStart)}, at end ${la(loadAtEnd)}, on ${availableParallelism()} cores.`,

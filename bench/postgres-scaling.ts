@@ -21,7 +21,6 @@ import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql, type Kysely } from 'kysely';
-import type { IdentifyResponse } from '../src/protocol/index.js';
 import { VERSION as AGENT_VERSION } from '../src/agent/version.js';
 import { createService } from '../src/service/index.js';
 import { findApiKeyByToken, setApiKeyRateLimit } from '../src/service/store/api-keys.js';
@@ -29,7 +28,7 @@ import { kyselyOf, openStore } from '../src/service/store/index.js';
 import { createTestDatabase } from '../test/helpers/test-service.js';
 import { endProcess, readyUrl } from '../test/webhooks/child-service.js';
 import { writeBenchOutput } from './bench-output.js';
-import { populationRequests } from './population-requests.js';
+import { AUTOCANNON_REQUESTS_SOURCE, browserRequests, sendFirstVisits, TOKEN_KEEPING_SOURCE, type BrowserRequest } from './browser-requests.js';
 import { postgresBackendCpuMs, processCpuMs } from './process-cpu.js';
 import { SEED_NOW, seedEvents } from './seed-events.js';
 
@@ -44,13 +43,6 @@ const WARM_UP_S = 2;
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const SERVICE_SCRIPT = fileURLToPath(new URL('./service-process.ts', import.meta.url));
-
-interface Payload {
-  browser: number;
-  head: string;
-  token?: string;
-  headers: Record<string, string>;
-}
 
 interface Run {
   processes: number;
@@ -90,30 +82,13 @@ function loadGenerator(file: string, urls: string[], seconds = DURATION_S): { ch
     const urls = JSON.parse(process.argv[2]);
     const connections = Number(process.argv[3]);
     const duration = Number(process.argv[4]);
-    const tokens = new Map();
-    let next = 0;
-    const nextRequest = () => {
-      const p = payloads[next++ % payloads.length];
-      const token = tokens.get(p.browser) ?? p.token;
-      return { p, body: token ? p.head + ',"token":' + JSON.stringify(token) + '}' : p.head + '}' };
-    };
+    ${TOKEN_KEEPING_SOURCE}
     const started = Date.now();
     const runs = urls.map((url, i) => new Promise((resolve, reject) => {
       const share = Math.floor(connections / urls.length) + (i < connections % urls.length ? 1 : 0);
       autocannon({
         url, connections: share, duration, method: 'POST',
-        requests: [{
-          setupRequest: (req, context) => {
-            const { p, body } = nextRequest();
-            context.browser = p.browser;
-            return { ...req, method: 'POST', body, headers: { ...req.headers, ...p.headers } };
-          },
-          onResponse: (status, body, context) => {
-            if (status !== 200) return;
-            const token = JSON.parse(body).token;
-            if (token) tokens.set(context.browser, token);
-          },
-        }],
+        requests: ${AUTOCANNON_REQUESTS_SOURCE},
       }, (err, r) => (err ? reject(err) : resolve(r)));
     }));
     Promise.all(runs).then((results) => {
@@ -181,7 +156,7 @@ async function main(): Promise<void> {
   try {
     // Set-up in this process: migrate, bootstrap, seed, and every browser's first visit.
     const setup = await createService({ ...database.config, port: 0, logLevel: 'silent', trustProxy: true, clock: () => Date.now() + offset });
-    let payloads: Payload[];
+    let payloads: BrowserRequest[];
     try {
       const key = await findApiKeyByToken(setup.ctx.store, setup.bootstrap.publicKey);
       if (!key) throw new Error('bootstrap public key not found');
@@ -190,26 +165,9 @@ async function main(): Promise<void> {
       await seedEvents(setup, { events: EVENTS, visitors: VISITORS });
       await sql`ANALYZE`.execute(kyselyOf(setup.ctx.store));
       const base = await setup.listen();
-      const first: Payload[] = [];
-      const later: Payload[] = [];
-      for (const { browser, request, rendered, first: isFirst } of populationRequests('service-throughput', BROWSERS, setup.bootstrap.publicKey)) {
-        const payload: Payload = {
-          browser,
-          head: JSON.stringify(request).slice(0, -1),
-          headers: { 'content-type': 'text/plain', 'x-forwarded-for': rendered.ip, 'user-agent': rendered.userAgentHeader, 'accept-language': rendered.acceptLanguage },
-        };
-        (isFirst ? first : later).push(payload);
-      }
-      const tokens = new Map<number, string>();
-      for (let i = 0; i < first.length; i += 25) {
-        await Promise.all(
-          first.slice(i, i + 25).map(async (p) => {
-            const res = await fetch(`${base}/?ci=js/${AGENT_VERSION}`, { method: 'POST', headers: p.headers, body: `${p.head}}` });
-            tokens.set(p.browser, ((await res.json()) as IdentifyResponse).token);
-          }),
-        );
-      }
-      payloads = later.map((p) => ({ ...p, token: tokens.get(p.browser) }));
+      const visits = browserRequests('service-throughput', BROWSERS, setup.bootstrap.publicKey);
+      payloads = await sendFirstVisits(`${base}/?ci=js/${AGENT_VERSION}`, visits);
+      const first = visits.first;
       console.log(`${first.length.toLocaleString('en')} browsers warmed up; ${payloads.length.toLocaleString('en')} returning visits`);
     } finally {
       await setup.close();

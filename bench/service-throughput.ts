@@ -42,13 +42,12 @@
  * load (not seeding or warm-up) to <dir>/service-<engine>-<load>.cpuprofile.
  */
 import { execFile, spawn } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import { sql, type Kysely } from 'kysely';
-import type { IdentifyResponse } from '../src/protocol/index.js';
 import { VERSION as AGENT_VERSION } from '../src/agent/version.js';
 import { createService } from '../src/service/index.js';
 import { kyselyOf } from '../src/service/store/index.js';
@@ -64,7 +63,7 @@ import { createInterface } from 'node:readline';
 import { writeBenchOutput } from './bench-output.js';
 import { profiled } from './cpu-profile.js';
 import { postgresBackendCpuMs } from './process-cpu.js';
-import { populationRequests } from './population-requests.js';
+import { AUTOCANNON_REQUESTS_SOURCE, browserRequests, sendFirstVisits, TOKEN_KEEPING_SOURCE, writeRequestsFile, type BrowserRequest } from './browser-requests.js';
 import { SEED_NOW, seedEvents } from './seed-events.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
@@ -77,19 +76,6 @@ const RATES = (process.env.BENCH_RATES ?? '0.25,0.5,0.75').split(',').filter(Boo
 const WORKER_COUNTS = (process.env.BENCH_WORKERS ?? '1,2,1,2').split(',').filter(Boolean).map(Number);
 const CLI = join(import.meta.dirname, '..', 'bin', 'tessera.js');
 
-/**
- * A request of one browser: its body without the closing brace (the browser's current token,
- * if it has one, goes there when the request is sent) and its headers.
- */
-interface Payload {
-  browser: number;
-  head: string;
-  token?: string;
-  headers: Record<string, string>;
-}
-
-/** The request body a payload stands for, with `token` (or none). */
-const bodyOf = (head: string, token: string | undefined) => (token ? `${head},"token":${JSON.stringify(token)}}` : `${head}}`);
 
 /**
  * SQL statements executed by this process, counted at the drivers (bench only): every
@@ -141,43 +127,19 @@ interface LoadResult {
 }
 
 /** First visits and later visits of a simulated population, rendered in the wire format. */
-function buildVisits(publicKey: string): { first: Payload[]; later: Payload[] } {
-  const first: Payload[] = [];
-  const later: Payload[] = [];
-  for (const { browser, request, rendered, first: isFirst } of populationRequests('service-throughput', BROWSERS, publicKey)) {
-    const payload: Payload = {
-      browser,
-      head: JSON.stringify(request).slice(0, -1),
-      headers: {
-        'content-type': 'text/plain',
-        'x-forwarded-for': rendered.ip,
-        'user-agent': rendered.userAgentHeader,
-        'accept-language': rendered.acceptLanguage,
-      },
-    };
-    (isFirst ? first : later).push(payload);
-  }
-  return { first, later };
-}
+const buildVisits = (publicKey: string) => browserRequests('service-throughput', BROWSERS, publicKey);
 
 
-/**
- * autocannon in a child process (its own event loop, so it does not queue behind the
- * service; autocannon returns raw histograms when run inside a worker thread), cycling
- * through the payloads.
- */
 /** CPU time (user + system) of this process so far, ms. */
 const ownCpuMs = () => {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1000;
 };
 
-async function load(url: string, payloads: Payload[], rate?: number, serverCpuMs: () => number = ownCpuMs, database?: Kysely<unknown>): Promise<LoadResult> {
+async function load(url: string, payloads: BrowserRequest[], rate?: number, serverCpuMs: () => number = ownCpuMs, database?: Kysely<unknown>): Promise<LoadResult> {
   // Serialising and writing thousands of payloads is the bench's work, not the server's: done
   // before the CPU measurement starts.
-  const dir = mkdtempSync(join(tmpdir(), 'tessera-bench-'));
-  const file = join(dir, 'payloads.json');
-  writeFileSync(file, JSON.stringify(payloads));
+  const { file, remove } = writeRequestsFile(payloads);
   // Where latency tails come from: garbage-collection pauses and how late the event loop ran
   // its timers (a 10 ms sampling timer; any synchronous stretch shows up as delay).
   const gcPauses: number[] = [];
@@ -205,13 +167,17 @@ async function load(url: string, payloads: Payload[], rate?: number, serverCpuMs
   } finally {
     gcObserver.disconnect();
     loopDelay.disable();
-    rmSync(dir, { recursive: true, force: true });
+    remove();
   }
 }
 
 type AutocannonResult = Omit<LoadResult, 'cpuMsPerRequest' | 'databaseCpuMsPerRequest' | 'statementsPerRequest' | 'gc' | 'loopDelay'>;
 
 /**
+ * The load generator runs in a child process (its own event loop, so it does not queue behind
+ * the service; autocannon returns raw histograms when run inside a worker thread), cycling
+ * through the payloads.
+ *
  * Saturation (no `rate`): autocannon, each connection sending as fast as it is answered.
  *
  * Fixed rate: autocannon's own rate option sends each connection's quota for the second in a
@@ -225,34 +191,14 @@ async function runAutocannon(url: string, file: string, rate?: number): Promise<
   const shared = `
     const payloads = JSON.parse(require('node:fs').readFileSync(process.argv[1], 'utf8'));
     const [url, connections, duration, rate] = process.argv.slice(2);
-    // Each browser's newest token, as the agent keeps it.
-    const tokens = new Map();
-    let next = 0;
-    const nextRequest = () => {
-      const p = payloads[next++ % payloads.length];
-      const token = tokens.get(p.browser) ?? p.token;
-      return { p, body: token ? p.head + ',"token":' + JSON.stringify(token) + '}' : p.head + '}' };
-    };
-    const keepToken = (browser, status, body) => {
-      if (status !== 200) return;
-      const token = JSON.parse(body).token;
-      if (token) tokens.set(browser, token);
-    };
+    ${TOKEN_KEEPING_SOURCE}
   `;
   const closedLoop = `
     const autocannon = require('autocannon');
     let slow = 0;
     const instance = autocannon({
       url, connections: Number(connections), duration: Number(duration), method: 'POST',
-      requests: [{
-        setupRequest: (req, context) => {
-          const { p, body } = nextRequest();
-          // A connection has one request in flight: its response belongs to this browser.
-          context.browser = p.browser;
-          return { ...req, method: 'POST', body, headers: { ...req.headers, ...p.headers } };
-        },
-        onResponse: (status, body, context) => keepToken(context.browser, status, body),
-      }],
+      requests: ${AUTOCANNON_REQUESTS_SOURCE},
     }, (err, r) => {
       if (err) { console.error(err); process.exit(1); }
       process.stdout.write(JSON.stringify({
@@ -325,7 +271,7 @@ interface SteadyLoad {
 }
 
 /** The bare Fastify echo, loaded like the service: saturation, then the same fixed rates. */
-async function echoPeer(payloads: Payload[], rates: number[]): Promise<{ saturation: LoadResult; steady: LoadResult[] }> {
+async function echoPeer(payloads: BrowserRequest[], rates: number[]): Promise<{ saturation: LoadResult; steady: LoadResult[] }> {
   const app = Fastify({ logger: false, trustProxy: true });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, JSON.parse(body as string)));
@@ -341,22 +287,6 @@ async function echoPeer(payloads: Payload[], rates: number[]): Promise<{ saturat
   }
 }
 
-/**
- * Warm-up: every browser's first visit, to create its visitor and get its token; returns the
- * later visits with the token each browser got.
- */
-async function warmUp(endpoint: string, { first, later }: ReturnType<typeof buildVisits>): Promise<{ first: Payload[]; returning: Payload[] }> {
-  const tokens = new Map<number, string>();
-  for (let i = 0; i < first.length; i += 25) {
-    await Promise.all(first.slice(i, i + 25).map(async (p) => {
-      const res = await fetch(endpoint, { method: 'POST', headers: p.headers, body: bodyOf(p.head, undefined) });
-      const answer = (await res.json()) as IdentifyResponse;
-      tokens.set(p.browser, answer.token);
-    }));
-  }
-  // Browsers without a (non-private) first visit have no token: they are identified without.
-  return { first, returning: later.map((p) => ({ ...p, token: tokens.get(p.browser) })) };
-}
 
 async function runEngine(engine: Engine, buildPayloads: (publicKey: string) => ReturnType<typeof buildVisits>) {
   const database = await createTestDatabase(engine);
@@ -383,8 +313,9 @@ async function runEngine(engine: Engine, buildPayloads: (publicKey: string) => R
     const base = await service.listen();
     const endpoint = `${base}/?ci=js/${AGENT_VERSION}`;
 
-    const { first, returning } = await warmUp(endpoint, buildPayloads(service.bootstrap.publicKey));
-    console.log(`  ${first.length.toLocaleString('en')} browsers warmed up; measuring with ${returning.length.toLocaleString('en')} returning visits`);
+    const visits = buildPayloads(service.bootstrap.publicKey);
+    const returning = await sendFirstVisits(endpoint, visits);
+    console.log(`  ${visits.first.length.toLocaleString('en')} browsers warmed up; measuring with ${returning.length.toLocaleString('en')} returning visits`);
     const database = engine === 'postgres' ? (kyselyOf(service.ctx.store) as unknown as Kysely<unknown>) : undefined;
     const saturation = await profiled(`service-${engine}-saturation`, () => load(endpoint, returning, undefined, ownCpuMs, database));
     const steady: SteadyLoad[] = [];
@@ -458,7 +389,7 @@ async function runWorkers(buildPayloads: (publicKey: string) => ReturnType<typeo
         const pids = [child.pid!, ...children];
         const publicKey = report.urls.cdn_esm.split('/').pop()!;
         const endpoint = `${report.url}/?ci=js/${AGENT_VERSION}`;
-        const { returning } = await warmUp(endpoint, buildPayloads(publicKey));
+        const returning = await sendFirstVisits(endpoint, buildPayloads(publicKey));
         const primaryBefore = processCpuMs([child.pid!]);
         const result = await load(endpoint, returning, undefined, () => processCpuMs(pids));
         const primary = (processCpuMs([child.pid!]) - primaryBefore) / Math.max(1, result.requests);
