@@ -8,6 +8,7 @@ import type { ExpressionEvaluator } from '../evaluator.js';
 import type { RuleRequest } from '../rule-request.js';
 import type { Node } from './ast.js';
 import { ExprError, type Position } from './errors.js';
+import { compileTree, type Tables } from './closures.js';
 import { DEFAULT_LIMITS, run, type Limits, type Program } from './evaluate.js';
 import { children, parse } from './parser.js';
 import { fromPlain, Network, type MapValue, type Value } from './values.js';
@@ -59,24 +60,14 @@ function compileRegex(pattern: string, pos: Position): RE2JS {
 
 const isLiteral = (n: Node): boolean => n.kind === 'literal';
 
-/** Parses and checks an expression. Throws ExprError with a position. */
+/** Parses and checks an expression, and compiles it into closures. Throws ExprError with a position. */
 export function compile(source: string, options: CompileOptions = {}): CompiledExpression {
   const root = parse(source);
-  const regexes = new Map<Node, RE2JS>();
-  const constants = new Map<Node, Value>();
   const runtimePatterns = new Map<string, RE2JS>();
   const runtimeNetworks = new Map<string, Network | undefined>();
-  const program: Program = {
-    root,
-    regexes,
-    constants,
-    parseNetwork(text) {
-      if (runtimeNetworks.has(text)) return runtimeNetworks.get(text);
-      const network = Network.parse(text);
-      if (runtimeNetworks.size >= MAX_RUNTIME_NETWORKS) runtimeNetworks.clear();
-      runtimeNetworks.set(text, network);
-      return network;
-    },
+  const tables: Tables = {
+    constants: new Map(),
+    regexes: new Map(),
     compileRegex(pattern, pos) {
       let re = runtimePatterns.get(pattern);
       if (!re) {
@@ -87,6 +78,15 @@ export function compile(source: string, options: CompileOptions = {}): CompiledE
       return re;
     },
   };
+  const parseNetwork = (text: string): Network | undefined => {
+    if (runtimeNetworks.has(text)) return runtimeNetworks.get(text);
+    const network = Network.parse(text);
+    if (runtimeNetworks.size >= MAX_RUNTIME_NETWORKS) runtimeNetworks.clear();
+    runtimeNetworks.set(text, network);
+    return network;
+  };
+  const programOf = (node: Node): Program => ({ root: node, ...compileTree(node, tables), parseNetwork });
+  const { constants, regexes } = tables;
   const known = options.knownNames ? [...options.knownNames] : undefined;
   const letNames = new Set<string>();
   const all: Node[] = [];
@@ -114,11 +114,11 @@ export function compile(source: string, options: CompileOptions = {}): CompiledE
     // Operations on literals only are evaluated now: `1 + ''` or `7 % 0` is rejected when the rule is saved.
     // (Ranges are left to run time: a large literal range is valid, only costly.)
     if ((n.kind === 'binary' && n.op !== '..' && isLiteral(n.left) && isLiteral(n.right)) || (n.kind === 'unary' && isLiteral(n.operand))) {
-      run({ ...program, root: n }, Object.create(null) as MapValue, DEFAULT_LIMITS);
+      run(programOf(n), Object.create(null) as MapValue, DEFAULT_LIMITS);
     }
     if (known && !staticallyChecked.has(n)) checkNames(n, known, letNames, staticallyChecked);
   }
-  return { source, program };
+  return { source, program: programOf(root) };
 }
 
 /** The dotted path of `a.b.c` / `a['b']`, or undefined. */
