@@ -232,8 +232,8 @@ class Compiler {
     return (ev) => {
       ev.tick(1, pos);
       ev.charge(items.length, pos);
-      const out: Value[] = [];
-      for (let i = 0; i < items.length; i++) out.push(items[i]!(ev));
+      const out = new Array<Value>(items.length);
+      for (let i = 0; i < items.length; i++) out[i] = items[i]!(ev);
       return out;
     };
   }
@@ -485,8 +485,8 @@ class Compiler {
     const args = node.args.map((arg): ((ev: Evaluation) => Arg) => (arg.kind === 'closure' ? this.predicate(arg, scope) : this.value(arg, scope)));
     return (ev) => {
       ev.tick(1, pos);
-      const values: Arg[] = [];
-      for (let i = 0; i < args.length; i++) values.push(args[i]!(ev));
+      const values = new Array<Arg>(args.length);
+      for (let i = 0; i < args.length; i++) values[i] = args[i]!(ev);
       ev.at = pos;
       try {
         return builtin.fn(values, ev);
@@ -504,8 +504,8 @@ class Compiler {
       ev.tick(1, pos);
       const target = object(ev);
       if (target === SHORT) return SHORT;
-      const values: Value[] = [];
-      for (let i = 0; i < args.length; i++) values.push(args[i]!(ev));
+      const values = new Array<Value>(args.length);
+      for (let i = 0; i < args.length; i++) values[i] = args[i]!(ev);
       ev.at = pos;
       try {
         return callMethod(target, name, values, ev);

@@ -6,8 +6,8 @@
 import type { Node } from './ast.js';
 import { SHORT, type Code } from './closures.js';
 import { ExprError } from './errors.js';
-import { DEFAULT_LIMITS, Evaluation, type Limits } from './evaluation.js';
-import type { MapValue, Network, Value } from './values.js';
+import { DEFAULT_LIMITS, type Evaluation, type Limits } from './evaluation.js';
+import type { MapValue, Value } from './values.js';
 
 export { DEFAULT_LIMITS, type Limits } from './evaluation.js';
 
@@ -15,19 +15,20 @@ export { DEFAULT_LIMITS, type Limits } from './evaluation.js';
 export interface Program {
   root: Node;
   code: Code;
-  /** Slots of `let` names and predicate frames an evaluation needs. */
-  slotCount: number;
-  /** Networks of `cidr(...)` calls on values seen at run time, parsed once (bounded). */
-  parseNetwork: (text: string) => Network | undefined;
+  /** The state of its runs (its slots, budgets, environment). */
+  evaluation: Evaluation;
 }
 
 export function run(program: Program, env: MapValue, limits: Limits = DEFAULT_LIMITS): Value {
-  const evaluation = new Evaluation(env, limits, program.slotCount, program.parseNetwork);
+  const { evaluation } = program;
+  evaluation.begin(env, limits);
   try {
     const v = program.code(evaluation);
     return v === SHORT ? null : v;
   } catch (e) {
     if (e instanceof RangeError) throw new ExprError(`evaluation failed: ${e.message}`, program.root.pos);
     throw e;
+  } finally {
+    evaluation.end();
   }
 }

@@ -19,11 +19,15 @@ export const DEFAULT_LIMITS: Limits = { maxSteps: 1_000_000, maxMemory: 1_000_00
 
 const NO_SLOTS: unknown[] = [];
 const START: Position = Object.freeze({ line: 1, column: 1 });
+const NO_ENV: MapValue = Object.freeze(Object.create(null) as MapValue);
 
+/**
+ * One per compiled program, reused by each of its runs (begin ... end): runs of one program
+ * never overlap, as no builtin runs an expression.
+ */
 export class Evaluation implements CallContext {
-  private steps = 0;
-  private memory = 0;
-  private readonly deadline: number;
+  env: MapValue = NO_ENV;
+  limits: Limits = DEFAULT_LIMITS;
   /**
    * Values of `let` names and of predicate frames (`#`, `#index`, `#acc`), one slot each,
    * assigned at compile time: without recursion, a slot holds one live value at a time.
@@ -31,15 +35,30 @@ export class Evaluation implements CallContext {
   readonly slots: unknown[];
   /** The position of the builtin being called, where its charges and failures count. */
   at: Position = START;
+  private steps = 0;
+  private memory = 0;
+  private deadline = 0;
 
   constructor(
-    readonly env: MapValue,
-    readonly limits: Limits,
     slotCount: number,
     private readonly parseNetwork: (text: string) => Network | undefined,
   ) {
-    this.deadline = Date.now() + limits.timeoutMs;
     this.slots = slotCount ? new Array<unknown>(slotCount) : NO_SLOTS;
+  }
+
+  begin(env: MapValue, limits: Limits): void {
+    this.env = env;
+    this.limits = limits;
+    this.at = START;
+    this.steps = 0;
+    this.memory = 0;
+    this.deadline = Date.now() + limits.timeoutMs;
+  }
+
+  /** Lets go of the run's values. */
+  end(): void {
+    this.env = NO_ENV;
+    this.slots.fill(undefined);
   }
 
   tick(units: number, pos: Position = this.at): void {

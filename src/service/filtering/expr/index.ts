@@ -10,6 +10,7 @@ import type { Node } from './ast.js';
 import { ExprError, type Position } from './errors.js';
 import { compileTree, type Tables } from './closures.js';
 import { DEFAULT_LIMITS, run, type Limits, type Program } from './evaluate.js';
+import { Evaluation } from './evaluation.js';
 import { children, parse } from './parser.js';
 import { fromPlain, Network, type MapValue, type Value } from './values.js';
 
@@ -85,7 +86,10 @@ export function compile(source: string, options: CompileOptions = {}): CompiledE
     runtimeNetworks.set(text, network);
     return network;
   };
-  const programOf = (node: Node): Program => ({ root: node, ...compileTree(node, tables), parseNetwork });
+  const programOf = (node: Node): Program => {
+    const { code, slotCount } = compileTree(node, tables);
+    return { root: node, code, evaluation: new Evaluation(slotCount, parseNetwork) };
+  };
   const { constants, regexes } = tables;
   const known = options.knownNames ? [...options.knownNames] : undefined;
   const letNames = new Set<string>();
@@ -171,32 +175,62 @@ export function buildEnvironment(flat: Record<string, unknown>): MapValue {
   return env;
 }
 
-/** The environment of one identification request, built directly (no copying of strings). */
+/** The environment of one identification request. */
 export function requestEnvironment(r: RuleRequest): MapValue {
+  return requestView(() => r);
+}
+
+/**
+ * An environment whose entries read the variables of `current()` when a rule reads them: one
+ * serves request after request, and what a request computes lazily (rule-request.ts) stays lazy.
+ */
+function requestView(current: () => RuleRequest): MapValue {
   return {
     http: {
-      request: { ip: r['http.request.ip'], headers: r['http.request.headers'] },
+      request: {
+        get ip() {
+          return current()['http.request.ip'];
+        },
+        get headers() {
+          return current()['http.request.headers'];
+        },
+      },
       user_agent: {
-        string: r['http.user_agent.string'],
-        // Read through: the request computes them only when a rule asks (rule-request.ts).
+        get string() {
+          return current()['http.user_agent.string'];
+        },
         get is_ai_bot() {
-          return r['http.user_agent.is_ai_bot'];
+          return current()['http.user_agent.is_ai_bot'];
         },
         get is_crawler_bot() {
-          return r['http.user_agent.is_crawler_bot'];
+          return current()['http.user_agent.is_crawler_bot'];
         },
       },
     },
     sdk: {
       platform: {
-        name: r['sdk.platform.name'],
-        is_browser: r['sdk.platform.is_browser'],
-        is_android: r['sdk.platform.is_android'],
-        is_ios: r['sdk.platform.is_ios'],
-        is_unknown: r['sdk.platform.is_unknown'],
-        app_package_name: r['sdk.platform.app_package_name'],
+        get name() {
+          return current()['sdk.platform.name'];
+        },
+        get is_browser() {
+          return current()['sdk.platform.is_browser'];
+        },
+        get is_android() {
+          return current()['sdk.platform.is_android'];
+        },
+        get is_ios() {
+          return current()['sdk.platform.is_ios'];
+        },
+        get is_unknown() {
+          return current()['sdk.platform.is_unknown'];
+        },
+        get app_package_name() {
+          return current()['sdk.platform.app_package_name'];
+        },
       },
-      version: r['sdk.version'],
+      get version() {
+        return current()['sdk.version'];
+      },
     },
   };
 }
@@ -248,16 +282,9 @@ export function createExpressionEvaluator(opts: ExpressionEvaluatorOptions): Exp
     return entry;
   };
 
-  // The rules of one request are evaluated one after another: its environment is built once.
-  let lastRequest: RuleRequest | undefined;
-  let lastEnvironment: MapValue | undefined;
-  const environmentOf = (request: RuleRequest): MapValue => {
-    if (request !== lastRequest) {
-      lastEnvironment = requestEnvironment(request);
-      lastRequest = request;
-    }
-    return lastEnvironment!;
-  };
+  // One environment for all requests, reading the request being evaluated (nothing built per request).
+  let current: RuleRequest | undefined;
+  const environment = requestView(() => current!);
 
   return {
     matches(expression, request) {
@@ -265,7 +292,8 @@ export function createExpressionEvaluator(opts: ExpressionEvaluatorOptions): Exp
       if (!entry.compiled) return false;
       let result: Value;
       try {
-        result = run(entry.compiled.program, environmentOf(request), limits);
+        current = request;
+        result = run(entry.compiled.program, environment, limits);
       } catch (e) {
         if (!entry.warned) {
           entry.warned = true;
