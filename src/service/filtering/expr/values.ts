@@ -39,8 +39,14 @@ function parseAddress(text: string): Address | undefined {
     }
     return ((bits << 8) | part) >>> 0;
   }
-  if (!ipaddr.IPv6.isValid(text)) return undefined;
-  const v6 = ipaddr.IPv6.parse(text);
+  if (!text.includes(':')) return undefined;
+  let v6: ipaddr.IPv6;
+  try {
+    // Parsed once: IPv6.isValid(text) first would parse it twice (it fails where parse throws).
+    v6 = ipaddr.IPv6.parse(text);
+  } catch {
+    return undefined;
+  }
   return v6.isIPv4MappedAddress() ? bitsOf(v6.toIPv4Address()) : v6;
 }
 
