@@ -15,7 +15,7 @@ import { Duration, equal, isInt, isMap, Network, typeName, wrap, type MapValue, 
 
 /** The value of an optional chain cut short by `?.` on nil. */
 export const SHORT = Symbol('short');
-export type Result = Value | typeof SHORT;
+type Result = Value | typeof SHORT;
 export type Code = (ev: Evaluation) => Result;
 type ValueCode = (ev: Evaluation) => Value;
 

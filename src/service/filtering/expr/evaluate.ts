@@ -9,8 +9,6 @@ import { ExprError } from './errors.js';
 import { DEFAULT_LIMITS, type Evaluation, type Limits } from './evaluation.js';
 import type { MapValue, Value } from './values.js';
 
-export { DEFAULT_LIMITS, type Limits } from './evaluation.js';
-
 /** A compiled expression. */
 export interface Program {
   root: Node;

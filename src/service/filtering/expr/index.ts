@@ -9,14 +9,14 @@ import type { RuleRequest } from '../rule-request.js';
 import type { Node } from './ast.js';
 import { ExprError, type Position } from './errors.js';
 import { compileTree, type Tables } from './closures.js';
-import { DEFAULT_LIMITS, run, type Limits, type Program } from './evaluate.js';
-import { Evaluation } from './evaluation.js';
+import { run, type Program } from './evaluate.js';
+import { DEFAULT_LIMITS, Evaluation, type Limits } from './evaluation.js';
 import { children, parse } from './parser.js';
 import { fromPlain, Network, type MapValue, type Value } from './values.js';
 
 export { ExprError } from './errors.js';
-export type { Limits } from './evaluate.js';
-export { DEFAULT_LIMITS } from './evaluate.js';
+export type { Limits } from './evaluation.js';
+export { DEFAULT_LIMITS } from './evaluation.js';
 export type { Value } from './values.js';
 
 export interface CompiledExpression {
