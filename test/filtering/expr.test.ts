@@ -117,6 +117,13 @@ describe('semantics', () => {
     expect(run('"b" not in {a: 1}')).toBe(true);
     expect(run('[1, 2] in [[1, 2]]')).toBe(true);
     expect(run('1 in [1.0]')).toBe(true);
+    // A list of string literals is a set, with the same answers and the same step count.
+    expect(run('s in ["a", "b"]', { s: 'b' })).toBe(true);
+    expect(run('s not in ["a", "b"]', { s: 'c' })).toBe(true);
+    expect(run('s in ["1"]', { s: 1n })).toBe(false);
+    expect(run('s in ["a"]', { s: null })).toBe(false);
+    const many = `[${Array.from({ length: 1000 }, (_, i) => `"${i}"`).join(', ')}]`;
+    expect(failure(`"x" in ${many}`, {}, { maxSteps: 500, maxMemory: 1e6, timeoutMs: 100 })).toMatch(/step budget/);
   });
 
   it('reads members: missing key nil, field of nil an error, optional chaining', () => {
@@ -157,6 +164,22 @@ describe('semantics', () => {
     ]);
     expect(run('filter([{a: 1}, {a: 2}], .a > 1)')).toEqual([{ a: 2n }]);
     expect(() => compile('# + 1')).toThrow(/outside predicate/);
+  });
+
+  it('sees the nearest let name and predicate frame', () => {
+    expect(run('let x = 1; map([10, 20], let y = #; map([1, 2], x + y + #))')).toEqual([
+      [12n, 13n],
+      [22n, 23n],
+    ]);
+    expect(run('let x = 1; let x = x + 1; x')).toBe(2n);
+    expect(run('map([1, 2], let x = #; map([10], x + #) | first()) | sum()')).toBe(23n);
+  });
+
+  it('evaluates a compiled expression again after a failed run', () => {
+    const compiled = compile('let n = x; sum(map(1..n, # * n))');
+    expect(() => evaluate(compiled, buildEnvironment({ x: 1000n }), { maxSteps: 100, maxMemory: 1e6, timeoutMs: 100 })).toThrow(/step budget/);
+    expect(evaluate(compiled, buildEnvironment({ x: 3n }))).toBe(18n);
+    expect(evaluate(compiled, buildEnvironment({ x: 2n }))).toBe(6n);
   });
 });
 

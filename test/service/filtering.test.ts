@@ -88,6 +88,10 @@ describe('rule expressions on request variables', () => {
     expect(canonicalHeaderName('user-agent')).toBe('User-Agent');
     expect(canonicalHeaderName('X-FORWARDED-FOR')).toBe('X-Forwarded-For');
     expect(request('1.1.1.1', { origin: 'https://a.example' })['http.request.headers'].Origin).toEqual(['https://a.example']);
+    const odd = buildRuleRequest({ ip: '1.1.1.1', headers: { 'USER-AGENT': ['first', 'second'], 'x-none': undefined }, sdkPlatform: 'other' });
+    expect(odd['http.user_agent.string']).toBe('first');
+    expect(odd['http.request.headers']).toEqual({ 'User-Agent': ['first', 'second'] });
+    expect([odd['sdk.platform.name'], odd['sdk.platform.is_unknown'], odd['sdk.platform.is_browser'], odd['sdk.version']]).toEqual(['unknown', true, false, '']);
   });
 });
 

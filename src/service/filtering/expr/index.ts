@@ -8,13 +8,15 @@ import type { ExpressionEvaluator } from '../evaluator.js';
 import type { RuleRequest } from '../rule-request.js';
 import type { Node } from './ast.js';
 import { ExprError, type Position } from './errors.js';
-import { DEFAULT_LIMITS, run, type Limits, type Program } from './evaluate.js';
+import { compileTree, type Tables } from './closures.js';
+import { run, type Program } from './evaluate.js';
+import { DEFAULT_LIMITS, Evaluation, type Limits } from './evaluation.js';
 import { children, parse } from './parser.js';
 import { fromPlain, Network, type MapValue, type Value } from './values.js';
 
 export { ExprError } from './errors.js';
-export type { Limits } from './evaluate.js';
-export { DEFAULT_LIMITS } from './evaluate.js';
+export type { Limits } from './evaluation.js';
+export { DEFAULT_LIMITS } from './evaluation.js';
 export type { Value } from './values.js';
 
 export interface CompiledExpression {
@@ -59,24 +61,14 @@ function compileRegex(pattern: string, pos: Position): RE2JS {
 
 const isLiteral = (n: Node): boolean => n.kind === 'literal';
 
-/** Parses and checks an expression. Throws ExprError with a position. */
+/** Parses and checks an expression, and compiles it into closures. Throws ExprError with a position. */
 export function compile(source: string, options: CompileOptions = {}): CompiledExpression {
   const root = parse(source);
-  const regexes = new Map<Node, RE2JS>();
-  const constants = new Map<Node, Value>();
   const runtimePatterns = new Map<string, RE2JS>();
   const runtimeNetworks = new Map<string, Network | undefined>();
-  const program: Program = {
-    root,
-    regexes,
-    constants,
-    parseNetwork(text) {
-      if (runtimeNetworks.has(text)) return runtimeNetworks.get(text);
-      const network = Network.parse(text);
-      if (runtimeNetworks.size >= MAX_RUNTIME_NETWORKS) runtimeNetworks.clear();
-      runtimeNetworks.set(text, network);
-      return network;
-    },
+  const tables: Tables = {
+    constants: new Map(),
+    regexes: new Map(),
     compileRegex(pattern, pos) {
       let re = runtimePatterns.get(pattern);
       if (!re) {
@@ -87,6 +79,18 @@ export function compile(source: string, options: CompileOptions = {}): CompiledE
       return re;
     },
   };
+  const parseNetwork = (text: string): Network | undefined => {
+    if (runtimeNetworks.has(text)) return runtimeNetworks.get(text);
+    const network = Network.parse(text);
+    if (runtimeNetworks.size >= MAX_RUNTIME_NETWORKS) runtimeNetworks.clear();
+    runtimeNetworks.set(text, network);
+    return network;
+  };
+  const programOf = (node: Node): Program => {
+    const { code, slotCount } = compileTree(node, tables);
+    return { root: node, code, evaluation: new Evaluation(slotCount, parseNetwork) };
+  };
+  const { constants, regexes } = tables;
   const known = options.knownNames ? [...options.knownNames] : undefined;
   const letNames = new Set<string>();
   const all: Node[] = [];
@@ -114,11 +118,11 @@ export function compile(source: string, options: CompileOptions = {}): CompiledE
     // Operations on literals only are evaluated now: `1 + ''` or `7 % 0` is rejected when the rule is saved.
     // (Ranges are left to run time: a large literal range is valid, only costly.)
     if ((n.kind === 'binary' && n.op !== '..' && isLiteral(n.left) && isLiteral(n.right)) || (n.kind === 'unary' && isLiteral(n.operand))) {
-      run({ ...program, root: n }, Object.create(null) as MapValue, DEFAULT_LIMITS);
+      run(programOf(n), Object.create(null) as MapValue, DEFAULT_LIMITS);
     }
     if (known && !staticallyChecked.has(n)) checkNames(n, known, letNames, staticallyChecked);
   }
-  return { source, program };
+  return { source, program: programOf(root) };
 }
 
 /** The dotted path of `a.b.c` / `a['b']`, or undefined. */
@@ -171,32 +175,62 @@ export function buildEnvironment(flat: Record<string, unknown>): MapValue {
   return env;
 }
 
-/** The environment of one identification request, built directly (no copying of strings). */
+/** The environment of one identification request. */
 export function requestEnvironment(r: RuleRequest): MapValue {
+  return requestView(() => r);
+}
+
+/**
+ * An environment whose entries read the variables of `current()` when a rule reads them: one
+ * serves request after request, and what a request computes lazily (rule-request.ts) stays lazy.
+ */
+function requestView(current: () => RuleRequest): MapValue {
   return {
     http: {
-      request: { ip: r['http.request.ip'], headers: r['http.request.headers'] },
+      request: {
+        get ip() {
+          return current()['http.request.ip'];
+        },
+        get headers() {
+          return current()['http.request.headers'];
+        },
+      },
       user_agent: {
-        string: r['http.user_agent.string'],
-        // Read through: the request computes them only when a rule asks (rule-request.ts).
+        get string() {
+          return current()['http.user_agent.string'];
+        },
         get is_ai_bot() {
-          return r['http.user_agent.is_ai_bot'];
+          return current()['http.user_agent.is_ai_bot'];
         },
         get is_crawler_bot() {
-          return r['http.user_agent.is_crawler_bot'];
+          return current()['http.user_agent.is_crawler_bot'];
         },
       },
     },
     sdk: {
       platform: {
-        name: r['sdk.platform.name'],
-        is_browser: r['sdk.platform.is_browser'],
-        is_android: r['sdk.platform.is_android'],
-        is_ios: r['sdk.platform.is_ios'],
-        is_unknown: r['sdk.platform.is_unknown'],
-        app_package_name: r['sdk.platform.app_package_name'],
+        get name() {
+          return current()['sdk.platform.name'];
+        },
+        get is_browser() {
+          return current()['sdk.platform.is_browser'];
+        },
+        get is_android() {
+          return current()['sdk.platform.is_android'];
+        },
+        get is_ios() {
+          return current()['sdk.platform.is_ios'];
+        },
+        get is_unknown() {
+          return current()['sdk.platform.is_unknown'];
+        },
+        get app_package_name() {
+          return current()['sdk.platform.app_package_name'];
+        },
       },
-      version: r['sdk.version'],
+      get version() {
+        return current()['sdk.version'];
+      },
     },
   };
 }
@@ -248,16 +282,9 @@ export function createExpressionEvaluator(opts: ExpressionEvaluatorOptions): Exp
     return entry;
   };
 
-  // The rules of one request are evaluated one after another: its environment is built once.
-  let lastRequest: RuleRequest | undefined;
-  let lastEnvironment: MapValue | undefined;
-  const environmentOf = (request: RuleRequest): MapValue => {
-    if (request !== lastRequest) {
-      lastEnvironment = requestEnvironment(request);
-      lastRequest = request;
-    }
-    return lastEnvironment!;
-  };
+  // One environment for all requests, reading the request being evaluated (nothing built per request).
+  let current: RuleRequest | undefined;
+  const environment = requestView(() => current!);
 
   return {
     matches(expression, request) {
@@ -265,7 +292,8 @@ export function createExpressionEvaluator(opts: ExpressionEvaluatorOptions): Exp
       if (!entry.compiled) return false;
       let result: Value;
       try {
-        result = run(entry.compiled.program, environmentOf(request), limits);
+        current = request;
+        result = run(entry.compiled.program, environment, limits);
       } catch (e) {
         if (!entry.warned) {
           entry.warned = true;

@@ -19,14 +19,41 @@ export abstract class Opaque {
 
 type IP = ipaddr.IPv4 | ipaddr.IPv6;
 
-/** Parses an address the way a client IP is written; IPv4-mapped IPv6 becomes IPv4. */
-export function parseIp(text: string): IP | undefined {
-  // node:net's check first: ipaddr's own isValidFourPartDecimal parses the address once more.
-  if (isIPv4(text)) return ipaddr.IPv4.parse(text);
-  if (!ipaddr.IPv6.isValid(text)) return undefined;
-  const v6 = ipaddr.IPv6.parse(text);
-  return v6.isIPv4MappedAddress() ? v6.toIPv4Address() : v6;
+/**
+ * A client address as networks test it: an IPv4 address as its 32 bits (an unsigned number,
+ * no parser objects), an IPv6 one parsed; IPv4-mapped IPv6 counts as IPv4.
+ */
+type Address = number | ipaddr.IPv6;
+
+function parseAddress(text: string): Address | undefined {
+  // node:net's check first: then the text is four decimal numbers 0-255 without leading zeros.
+  if (isIPv4(text)) {
+    let bits = 0;
+    let part = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 46 /* . */) {
+        bits = (bits << 8) | part;
+        part = 0;
+      } else part = part * 10 + c - 48;
+    }
+    return ((bits << 8) | part) >>> 0;
+  }
+  if (!text.includes(':')) return undefined;
+  let v6: ipaddr.IPv6;
+  try {
+    // Parsed once: IPv6.isValid(text) first would parse it twice (it fails where parse throws).
+    v6 = ipaddr.IPv6.parse(text);
+  } catch {
+    return undefined;
+  }
+  return v6.isIPv4MappedAddress() ? bitsOf(v6.toIPv4Address()) : v6;
 }
+
+const bitsOf = (v4: ipaddr.IPv4): number => ((v4.octets[0]! << 24) | (v4.octets[1]! << 16) | (v4.octets[2]! << 8) | v4.octets[3]!) >>> 0;
+
+/** The top `prefix` of 32 bits. */
+const maskOf = (prefix: number): number => (prefix === 0 ? 0 : (~0 << (32 - prefix)) >>> 0);
 
 /**
  * A rule typically tests one address against many networks (`ip in cidr(a) || ip in cidr(b)`,
@@ -34,10 +61,10 @@ export function parseIp(text: string): IP | undefined {
  * parsed once, not once per network. Parsed addresses are immutable (match() only reads them).
  */
 let lastIpText: string | undefined;
-let lastIp: IP | undefined;
-function parseIpOnce(text: string): IP | undefined {
+let lastIp: Address | undefined;
+function parseIpOnce(text: string): Address | undefined {
   if (text !== lastIpText) {
-    lastIp = parseIp(text);
+    lastIp = parseAddress(text);
     lastIpText = text;
   }
   return lastIp;
@@ -45,11 +72,17 @@ function parseIpOnce(text: string): IP | undefined {
 
 export class Network extends Opaque {
   readonly typeName = 'network';
+  /** For an IPv4 network: its masked address bits and mask. */
+  private readonly v4Bits: number;
+  private readonly v4Mask: number;
+
   private constructor(
     readonly address: IP,
     readonly prefix: number,
   ) {
     super();
+    this.v4Mask = address.kind() === 'ipv4' ? maskOf(prefix) : 0;
+    this.v4Bits = address.kind() === 'ipv4' ? (bitsOf(address as ipaddr.IPv4) & this.v4Mask) >>> 0 : 0;
   }
 
   static parse(text: string): Network | undefined {
@@ -70,8 +103,9 @@ export class Network extends Opaque {
   contains(ip: string): boolean {
     const parsed = parseIpOnce(ip);
     // A network matches addresses of its own family only (IPv4-mapped IPv6 counts as IPv4).
-    if (!parsed || parsed.kind() !== this.address.kind()) return false;
-    return parsed.match(this.address, this.prefix);
+    if (parsed === undefined) return false;
+    if (typeof parsed === 'number') return this.address.kind() === 'ipv4' && (parsed & this.v4Mask) >>> 0 === this.v4Bits;
+    return this.address.kind() === 'ipv6' && parsed.match(this.address, this.prefix);
   }
 
   override toString(): string {
