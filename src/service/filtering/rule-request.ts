@@ -43,7 +43,7 @@ export function buildRuleRequest(input: {
   sdkVersion?: string;
 }): RuleRequest {
   const platform = input.sdkPlatform === 'js' || input.sdkPlatform === 'android' || input.sdkPlatform === 'ios' ? input.sdkPlatform : 'unknown';
-  return new Request(input.ip, input.headers, platform, input.sdkVersion ?? '');
+  return new RequestVariables(input.ip, input.headers, platform, input.sdkVersion ?? '');
 }
 
 /**
@@ -51,7 +51,7 @@ export function buildRuleRequest(input: {
  * functions each time): what costs is computed when a rule reads it, the header map once
  * and the bot lists (more than all other variables together) on each read.
  */
-class Request implements RuleRequest {
+class RequestVariables implements RuleRequest {
   readonly 'http.request.ip': string;
   readonly 'sdk.platform.name': RuleRequest['sdk.platform.name'];
   readonly 'sdk.platform.app_package_name' = '';

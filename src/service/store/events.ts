@@ -10,8 +10,8 @@ import { internalsOf, type Store } from './handle.js';
 import { dropEventPartition, ensureEventPartitions, listEventPartitions, RETENTION_LOCK } from './event-partitions.js';
 import { ipSortKey } from './ip-sort.js';
 import { prepareQuery } from './prepared-query.js';
-import type { Database, EventsTable } from './schema.js';
-import { deleteDeliveriesOfEvents, deliveryRows, insertDeliveryRows, type DeliveryRows, type NewDelivery } from './webhook-deliveries.js';
+import type { Database, DeliveryRows, EventsTable } from './schema.js';
+import { deleteDeliveriesOfEvents, deliveryRows, insertDeliveryRows, type NewDelivery } from './webhook-deliveries.js';
 import { POSTGRES_VISITOR_WRITES, preparePostgresWrites, writeVisitor, type VisitorStatement, type VisitorWrite } from './visitors.js';
 
 function flag(value: boolean | undefined): number | null {

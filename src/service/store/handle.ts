@@ -7,8 +7,7 @@ import type { CompiledQuery, Kysely } from 'kysely';
 import { announceChange, type ChangeFeed } from './change-feed.js';
 import type { Engine } from './database.js';
 import type { ReadCaches } from './read-cache.js';
-import type { Database, EventsTable } from './schema.js';
-import type { DeliveryRows } from './webhook-deliveries.js';
+import type { Database, DeliveryRows, EventsTable } from './schema.js';
 
 export const INTERNALS: unique symbol = Symbol('store internals');
 

@@ -226,6 +226,12 @@ export interface WebhookDeliveriesTable {
   delivered_at: number | null;
 }
 
+/** The rows that queue deliveries: each delivery's row and, apart, its body. */
+export interface DeliveryRows {
+  rows: WebhookDeliveriesTable[];
+  payloads: WebhookDeliveryPayloadsTable[];
+}
+
 export interface WebhookAttemptsTable {
   id: string;
   delivery_id: string;

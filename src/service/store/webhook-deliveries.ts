@@ -6,7 +6,7 @@ import { sql, type Kysely } from 'kysely';
 import { internalsOf, type Store } from './handle.js';
 import { newTimeOrderedId } from './ids.js';
 import { prepareQuery } from './prepared-query.js';
-import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookDeliveryPayloadsTable, WebhooksTable } from './schema.js';
+import type { Database, DeliveryRows, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookDeliveryPayloadsTable, WebhooksTable } from './schema.js';
 
 /** What queueing a delivery takes; the rest of the row is derived. */
 export interface NewDelivery {
@@ -17,12 +17,6 @@ export interface NewDelivery {
 
 /** Deliveries are attempted for this long after queueing (or a resend), then marked failed. */
 export const DELIVERY_WINDOW_MS = 24 * 60 * 60 * 1000;
-
-/** The rows that queue deliveries: each delivery's row and, apart, its body (migration 014). */
-export interface DeliveryRows {
-  rows: WebhookDeliveriesTable[];
-  payloads: WebhookDeliveryPayloadsTable[];
-}
 
 export function deliveryRows(deliveries: readonly NewDelivery[], now: number): DeliveryRows {
   const rows: WebhookDeliveriesTable[] = [];
