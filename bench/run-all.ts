@@ -45,6 +45,7 @@ const BENCHES: BenchSpec[] = [
   { name: 'service-throughput', title: 'Service throughput', script: 'bench/service-throughput.ts', args: [], owner: 'service', timeoutMinutes: 20 },
   { name: 'server-api-latency', title: 'Server API latency', script: 'bench/server-api-latency.ts', args: [], owner: 'Server API', timeoutMinutes: 20 },
   { name: 'features-overhead', title: 'Features overhead', script: 'bench/features-overhead.ts', args: [], owner: 'service', timeoutMinutes: 20 },
+  { name: 'postgres-scaling', title: 'Service processes on one PostgreSQL', script: 'bench/postgres-scaling.ts', args: [], owner: 'service', timeoutMinutes: 20 },
   { name: 'accuracy', title: 'Identification accuracy', script: 'bench/accuracy/run.ts', args: (values['accuracy-args'] ?? '').split(/\s+/).filter(Boolean), owner: 'accuracy', timeoutMinutes: 180 },
 ];
 
