@@ -3,7 +3,7 @@
  *
  * 1. Filtering rules: identification throughput at saturation and server CPU per
  *    identification with no rules vs 10 enabled rules of realistic shape that do not match,
- *    in BENCH_ROUNDS (3) rounds of both, in alternating order (A B, B A, ...: the database grows
+ *    in BENCH_ROUNDS (4) rounds of both, in alternating order (A B, B A, ...: the database grows
  *    with every load), median rate, CPU pooled over the rounds,
  *    and a micro-benchmark of one warm rule evaluation (the service's evaluator, compiled,
  *    with varied requests). Targets: at most 5% drop; median evaluation at most 20 µs.
@@ -23,7 +23,7 @@
  * BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of every load (bench/cpu-profile.ts).
  *   npm run bench:features
  *   BENCH_ENGINES=sqlite,postgres BENCH_DURATION=10 npm run bench:features
- *   BENCH_PARTS=webhooks BENCH_ROUNDS=4 npm run bench:features
+ *   BENCH_PARTS=webhooks npm run bench:features
  *
  * The machine may be shared: next to every rate the table gives the service process's CPU
  * time per request (process.cpuUsage: its event loop and thread pool; not autocannon, not the
@@ -53,7 +53,7 @@ const BROWSERS = Number(process.env.BENCH_BROWSERS ?? 1500);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 25);
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 /** Rounds of each condition, interleaved (A B A B ...), so that drift and other load on a shared machine fall on both alike. */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite').split(',') as Engine[];
 /** Which parts to run: `rules` (filtering rules and Management API reads) and `webhooks`. */
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'rules,webhooks').split(','));

@@ -325,18 +325,31 @@ async function runEngine(engine: Engine, buildPayloads: (publicKey: string) => R
       steady.push({ fraction, rate, result });
     }
     const stored = await kyselyOf(service.ctx.store).selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    return { saturation, steady, storedEvents: Number(stored.n), payloads: returning, rssMb: process.memoryUsage().rss / 2 ** 20 };
+    return { saturation, steady, storedEvents: Number(stored.n), payloads: returning, memory: residentMemory(process.pid) };
   } finally {
     await service.close();
     await database.drop();
   }
 }
 
-/** Resident memory of a process, MiB, from /proc (Linux). */
-function processRssMb(pid: number): number {
-  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  return Number(kb) / 1024;
+/**
+ * Resident memory of a process, MiB, from /proc (Linux): all of it, and the part that is file
+ * pages (mostly SQLite's memory-mapped database: page cache the kernel can reclaim, shared by
+ * processes mapping the same file) apart from the process's own memory (heap, stacks).
+ */
+interface Resident {
+  total: number;
+  own: number;
+  file: number;
 }
+
+function residentMemory(pid: number): Resident {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const mb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) / 1024;
+  return { total: mb('VmRSS'), own: mb('RssAnon'), file: mb('RssFile') + mb('RssShmem') };
+}
+
+const resident = (r: Resident) => `${r.total.toFixed(0)} MiB (${r.own.toFixed(0)} MiB its own, ${r.file.toFixed(0)} MiB file pages)`;
 
 /** CPU time (user + system) of processes so far, ms, from /proc (Linux; clock ticks of 10 ms). */
 function processCpuMs(pids: number[]): number {
@@ -353,7 +366,7 @@ function processCpuMs(pids: number[]): number {
  * `tessera start --workers N` for each N of BENCH_WORKERS, on copies of one seeded SQLite
  * database: each is warmed up and loaded to saturation like the in-process service.
  */
-async function runWorkers(buildPayloads: (publicKey: string) => ReturnType<typeof buildVisits>): Promise<{ workers: number; result: LoadResult; rssMb: number[] }[]> {
+async function runWorkers(buildPayloads: (publicKey: string) => ReturnType<typeof buildVisits>): Promise<{ workers: number; result: LoadResult; memory: Resident[] }[]> {
   const seeded = createTestSqliteDatabase();
   const copies: string[] = [];
   try {
@@ -367,7 +380,7 @@ async function runWorkers(buildPayloads: (publicKey: string) => ReturnType<typeo
     } finally {
       await service.close();
     }
-    const results: { workers: number; result: LoadResult; rssMb: number[] }[] = [];
+    const results: { workers: number; result: LoadResult; memory: Resident[] }[] = [];
     for (const workers of WORKER_COUNTS) {
       const dataDir = mkdtempSync(join(tmpdir(), 'tessera-bench-workers-'));
       copies.push(dataDir);
@@ -399,11 +412,11 @@ async function runWorkers(buildPayloads: (publicKey: string) => ReturnType<typeo
         const primaryBefore = processCpuMs([child.pid!]);
         const result = await load(endpoint, returning, undefined, () => processCpuMs(pids));
         const primary = (processCpuMs([child.pid!]) - primaryBefore) / Math.max(1, result.requests);
-        const rssMb = pids.map(processRssMb);
+        const memory = pids.map(residentMemory);
         console.log(`  --workers ${workers} (${children.length} worker processes): ${rate(result.rps)} identifications/s, p50 ${ms(result.p50)}, p99 ${ms(result.p99)}, ` +
           `${cpu(result.cpuMsPerRequest)} CPU per request (all processes${children.length > 0 ? `; the primary ${cpu(primary)}` : ''}), ${result.non2xx} non-2xx, ${result.errors} errors`);
-        console.log(`  RSS after the load: ${rssMb.map((m) => `${m.toFixed(0)} MiB`).join(', ')} (the primary first)`);
-        results.push({ workers, result, rssMb });
+        console.log(`  resident memory after the load: ${memory.map(resident).join('; ')} (the primary first)`);
+        results.push({ workers, result, memory });
       } finally {
         child.kill('SIGTERM');
         await exited;
@@ -437,7 +450,7 @@ async function main(): Promise<void> {
   const loadAtStart = loadavg().map((l) => l.toFixed(1)).join(', ');
   let echoSaturation: LoadResult | undefined;
   for (const engine of ENGINES) {
-    const { saturation: result, steady, storedEvents, payloads, rssMb } = await runEngine(engine, buildVisits);
+    const { saturation: result, steady, storedEvents, payloads, memory } = await runEngine(engine, buildVisits);
     // The echo peer gets the same payloads and the same loads, right after.
     const echo = await echoPeer(payloads, steady.map((s) => s.rate));
     echoSaturation ??= echo.saturation;
@@ -445,7 +458,7 @@ async function main(): Promise<void> {
     console.log(`  ${engine}: ${rate(result.rps)} identifications/s, p50 ${ms(result.p50)}, p99 ${ms(result.p99)}, ` +
       `${cpus(result)} CPU per request, ${result.statementsPerRequest.toFixed(2)} statements per request, ${result.non2xx} non-2xx, ${result.errors} errors; ` +
       `${storedEvents.toLocaleString('en')} events stored after the run`);
-    notes.push(`${engine}: ${pauses(result)}; RSS after its loads ${rssMb.toFixed(0)} MiB (the bench process: the service with ${storedEvents.toLocaleString('en')} events stored, and the bench's request set)`);
+    notes.push(`${engine}: ${pauses(result)}; resident memory after its loads ${resident(memory)} (the bench process: the service with ${storedEvents.toLocaleString('en')} events stored, and the bench's seeding and request set)`);
     rows.push(`| Tessera ingestion, ${engine} | ${rate(result.rps)} | ${ms(result.p50)} | ${ms(result.p99)} | ${cpus(result)} | ${(share * 100).toFixed(0)}% | ${result.non2xx + result.errors} |`);
     steadyRows.push(steadyRow(`Tessera, ${engine}`, 'saturation', result));
     steady.forEach((s, i) => {
@@ -455,13 +468,13 @@ async function main(): Promise<void> {
       console.log(`  ${engine} at ${label}: p50 ${ms(s.result.p50)}, p99 ${ms(s.result.p99)}, p99.9 ${ms(s.result.p99_9)}, ${pct(s.result.over10ms)} over 10 ms, ` +
         `${cpus(s.result)} CPU and ${s.result.statementsPerRequest.toFixed(2)} statements per request; ${pauses(s.result)}`);
     });
-    figures[engine] = { ...result, storedEvents, shareOfEcho: share, steady, echoSteady: echo.steady, rssMb };
+    figures[engine] = { ...result, storedEvents, shareOfEcho: share, steady, echoSteady: echo.steady, memory };
   }
   const workerRows: string[] = [];
   if (ENGINES.includes('sqlite') && WORKER_COUNTS.length > 0) {
     const runs = await runWorkers(buildVisits);
-    for (const { workers, result, rssMb } of runs) {
-      workerRows.push(`\`--workers ${workers}\` resident memory after its load: ${rssMb.map((m) => `${m.toFixed(0)} MiB`).join(', ')} (the primary first, then each worker)`);
+    for (const { workers, result, memory } of runs) {
+      workerRows.push(`\`--workers ${workers}\` resident memory after its load: ${memory.map(resident).join('; ')} (the primary first, then each worker)`);
       const share = echoSaturation ? `${((result.rps / echoSaturation.rps) * 100).toFixed(0)}%` : 'n/a';
       rows.push(`| Tessera ingestion, sqlite, \`tessera start --workers ${workers}\` | ${rate(result.rps)} | ${ms(result.p50)} | ${ms(result.p99)} | ${cpu(result.cpuMsPerRequest)} | ${share} | ${result.non2xx + result.errors} |`);
     }
@@ -481,7 +494,7 @@ async function main(): Promise<void> {
           `(so ${(workers / cpuRatio).toFixed(2)}x its rate at most, given ${workers} cores of its own)`);
       }
     }
-    figures.workers = { runs: runs.map(({ workers, result, rssMb }) => ({ workers, ...result, rssMb })), speedups };
+    figures.workers = { runs: runs.map(({ workers, result, memory }) => ({ workers, ...result, memory })), speedups };
   }
   if (echoSaturation) {
     const echo = echoSaturation;
