@@ -29,7 +29,7 @@ import { createTestDatabase } from '../test/helpers/test-service.js';
 import { endProcess, readyUrl } from '../test/webhooks/child-service.js';
 import { writeBenchOutput } from './bench-output.js';
 import { AUTOCANNON_REQUESTS_SOURCE, browserRequests, sendFirstVisits, TOKEN_KEEPING_SOURCE, type BrowserRequest } from './browser-requests.js';
-import { postgresBackendCpuMs, processCpuMs } from './process-cpu.js';
+import { backendCpuUsed, postgresBackendCpu, processCpuMs } from './process-cpu.js';
 import { SEED_NOW, seedEvents } from './seed-events.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000);
@@ -118,7 +118,7 @@ async function measure(processes: number, databaseUrl: string, offset: number, p
     const warm = loadGenerator(payloadFile, services.map((s) => `${s.url}/?ci=js/${AGENT_VERSION}`), WARM_UP_S);
     await warm.result.catch(() => undefined);
     const serviceBefore = services.map((s) => processCpuMs(s.child.pid!) ?? 0);
-    const databaseBefore = (await postgresBackendCpuMs(db)) ?? 0;
+    const databaseBefore = (await postgresBackendCpu(db)) ?? new Map<number, number>();
     const loadAverage = loadavg()[0]!;
     const run = loadGenerator(payloadFile, services.map((s) => `${s.url}/?ci=js/${AGENT_VERSION}`));
     // The load generator's own CPU, read just before it exits (its process is gone afterwards).
@@ -126,7 +126,7 @@ async function measure(processes: number, databaseUrl: string, offset: number, p
     const sampler = setInterval(() => (loadCpu = processCpuMs(run.child.pid!) ?? loadCpu), 200);
     const result = await run.result.finally(() => clearInterval(sampler));
     const serviceCpu = services.reduce((sum, s, i) => sum + (processCpuMs(s.child.pid!) ?? 0) - serviceBefore[i]!, 0);
-    const databaseCpu = ((await postgresBackendCpuMs(db)) ?? 0) - databaseBefore;
+    const databaseCpu = backendCpuUsed(databaseBefore, (await postgresBackendCpu(db)) ?? new Map<number, number>());
     const n = Math.max(1, result.requests);
     return {
       processes,

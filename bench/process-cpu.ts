@@ -21,18 +21,31 @@ export function processCpuMs(pid: number): number | undefined {
   }
 }
 
+/** CPU time (ms) used so far by each PostgreSQL backend, by process id. */
+export type BackendCpu = Map<number, number>;
+
 /**
- * CPU time (ms) the PostgreSQL backends connected to `db`'s database have used so far
- * (the server must run on this machine); undefined when it cannot be read. A backend that
- * exits between two readings takes its time with it: the service's pool keeps its connections.
+ * CPU time (ms) each PostgreSQL backend connected to `db`'s database has used so far (the
+ * server must run on this machine); undefined when it cannot be read.
  */
-export async function postgresBackendCpuMs(db: Kysely<unknown>): Promise<number | undefined> {
+export async function postgresBackendCpu(db: Kysely<unknown>): Promise<BackendCpu | undefined> {
   const { rows } = await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()`.execute(db);
-  let total = 0;
+  const cpu: BackendCpu = new Map();
   for (const { pid } of rows) {
     const ms = processCpuMs(pid);
     if (ms === undefined) return undefined;
-    total += ms;
+    cpu.set(pid, ms);
   }
-  return total;
+  return cpu;
+}
+
+/**
+ * CPU time (ms) the backends used between two readings: each backend's growth, a backend that
+ * started meanwhile in full. A backend that exited meanwhile (a pool closing an idle
+ * connection) takes its time with it, so this can only undercount, never go negative.
+ */
+export function backendCpuUsed(before: BackendCpu, after: BackendCpu): number {
+  let used = 0;
+  for (const [pid, ms] of after) used += ms - (before.get(pid) ?? 0);
+  return used;
 }

@@ -62,7 +62,7 @@ import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 import { writeBenchOutput } from './bench-output.js';
 import { profiled } from './cpu-profile.js';
-import { postgresBackendCpuMs } from './process-cpu.js';
+import { backendCpuUsed, postgresBackendCpu } from './process-cpu.js';
 import { AUTOCANNON_REQUESTS_SOURCE, browserRequests, sendFirstVisits, TOKEN_KEEPING_SOURCE, writeRequestsFile, type BrowserRequest } from './browser-requests.js';
 import { SEED_NOW, seedEvents } from './seed-events.js';
 
@@ -148,17 +148,17 @@ async function load(url: string, payloads: BrowserRequest[], rate?: number, serv
   try {
     gcObserver.observe({ entryTypes: ['gc'] });
     loopDelay.enable();
-    const databaseBefore = database && (await postgresBackendCpuMs(database));
+    const databaseBefore = database && (await postgresBackendCpu(database));
     const statementsBefore = statements;
     const cpuBefore = serverCpuMs();
     const result = await runAutocannon(url, file, rate);
     const cpu = serverCpuMs() - cpuBefore;
-    const databaseAfter = database && (await postgresBackendCpuMs(database));
+    const databaseAfter = database && (await postgresBackendCpu(database));
     return {
       ...result,
       cpuMsPerRequest: cpu / Math.max(1, result.requests),
       ...(databaseBefore !== undefined && databaseAfter !== undefined
-        ? { databaseCpuMsPerRequest: (databaseAfter - databaseBefore) / Math.max(1, result.requests) }
+        ? { databaseCpuMsPerRequest: backendCpuUsed(databaseBefore, databaseAfter) / Math.max(1, result.requests) }
         : {}),
       statementsPerRequest: (statements - statementsBefore) / Math.max(1, result.requests),
       gc: { pauses: gcPauses.length, totalMs: gcPauses.reduce((a, b) => a + b, 0), longestMs: Math.max(0, ...gcPauses) },
