@@ -10,6 +10,7 @@ import type Pg from 'pg';
 import { postgresChangeFeed, sqliteChangeFeed, type ChangeFeed } from './change-feed.js';
 import { ensurePrivateDir, ensurePrivateFile, type Warn } from './file-modes.js';
 import { requireOptional } from './optional-dependency.js';
+import { withNamedStatements } from './pg-named-statements.js';
 import { migrationProvider } from './migrations/index.js';
 import { BUSY_TIMEOUT_MS, SqliteWriterDialect } from './sqlite-writer.js';
 import type { Database } from './schema.js';
@@ -59,7 +60,7 @@ export function openDatabase(opts: { dataDir: string; databaseUrl?: string; pool
     // that connection and opens a new one on the next query.
     pool.on('error', () => undefined);
     return {
-      db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
+      db: new Kysely<Database>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }) }),
       engine: 'postgres',
       location: redactUrl(opts.databaseUrl),
       changes: postgresChangeFeed(opts.databaseUrl),
