@@ -1,10 +1,12 @@
 /**
- * On PostgreSQL a statement with parameters runs as a named prepared statement: the session
- * keeps it, and running the same text again reuses it instead of parsing it anew.
+ * On PostgreSQL the store's fixed statements (prepared-query.ts) run as named prepared
+ * statements: the session keeps each, and running it again reuses it instead of parsing it anew.
+ * Statements whose text varies stay unnamed (they would pile up in every session).
  */
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { kyselyOf, openStore, type Store } from '../../src/service/store/index.js';
+import { findSurvivingVisitorId } from '../../src/service/store/visitor-links.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-service.js';
 
 describe('named statements (postgres)', () => {
@@ -15,25 +17,24 @@ describe('named statements (postgres)', () => {
     await testDb?.drop();
   });
 
-  it('prepares a text with parameters once per session, and runs DDL and plain texts unnamed', async () => {
+  it('prepares a fixed statement once per session, and leaves other texts unnamed', async () => {
     testDb = await createTestDatabase('postgres');
     store = openStore({ dataDir: '', databaseUrl: testDb.config.databaseUrl!, poolSize: 1 });
     await store.migrate();
     const db = kyselyOf(store);
-    const lookup = (id: string) => db.selectFrom('workspaces').select('id').where('id', '=', id).execute();
-    await db.connection().execute(async (conn) => {
-      const prepared = async () => (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(conn)).rows.map((r) => r.statement);
-      const before = await prepared();
-      await conn.selectFrom('workspaces').select('id').where('id', '=', 'ws_a').execute();
-      await conn.selectFrom('workspaces').select('id').where('id', '=', 'ws_b').execute();
-      await sql`select count(*) from workspaces`.execute(conn);
-      const added = (await prepared()).filter((s) => !before.includes(s));
-      expect(added).toHaveLength(1);
-      expect(added[0]).toMatch(/select "id" from "workspaces" where "id" = \$1/);
-    });
-    // Another statement with the same text still answers for its own values.
     await db.insertInto('workspaces').values({ id: 'ws_x', name: 'x', region: 'us', deletion_enabled: 0, created_at: 1 }).execute();
-    expect(await lookup('ws_x')).toEqual([{ id: 'ws_x' }]);
-    expect(await lookup('ws_y')).toEqual([]);
+    await db.insertInto('visitor_links').values({ workspace_id: 'ws_x', absorbed_id: 'vis_old', surviving_id: 'vis_new', linked_at: 1 }).execute();
+    const prepared = async () => (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(db)).rows.map((r) => r.statement);
+    const before = await prepared();
+
+    // A fixed statement, twice, with different values: prepared once, each answer its own.
+    expect(await findSurvivingVisitorId(store, 'ws_x', 'vis_old')).toBe('vis_new');
+    expect(await findSurvivingVisitorId(store, 'ws_x', 'vis_other')).toBeUndefined();
+    // A statement built on the spot (its text could vary): not prepared.
+    await db.selectFrom('workspaces').select('id').where('id', '=', 'ws_x').execute();
+
+    const added = (await prepared()).filter((text) => !before.includes(text));
+    expect(added).toHaveLength(1);
+    expect(added[0]).toMatch(/from "visitor_links"/);
   });
 });

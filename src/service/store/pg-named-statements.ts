@@ -1,33 +1,31 @@
 /**
- * PostgreSQL: statements with parameters run as named prepared statements. Kysely hands pg the
+ * PostgreSQL: the store's fixed statements run as named prepared statements. Kysely hands pg the
  * SQL text on every call, and pg sends it unnamed, so PostgreSQL parsed and planned each
  * identification's statements (CTEs of one to two kilobytes) on every call. Named, a connection
  * parses a text once and then only binds and executes it: in the service benchmark this took a
  * third off PostgreSQL's CPU per identification and about a fifth off the service's.
  *
- * A text is named the first time it is seen, up to MAX_NAMED distinct texts per process (each
- * connection keeps a prepared statement per name it ran, until it closes); texts beyond that, and
- * statements without parameters (DDL, migrations), run unnamed as before.
+ * Only texts registered here are named: those of prepared-query.ts, whose text never depends on
+ * the values, so their number is fixed by the code (each connection keeps one prepared statement
+ * per name it ran, until it closes). Statements whose text varies (IN lists, multi-row inserts,
+ * optional clauses) would grow that without bound; they run unnamed, as before.
  */
 import type { PostgresPool } from 'kysely';
 import type Pg from 'pg';
 
-const MAX_NAMED = 256;
+/** Statement name by SQL text, for the whole process (the texts are the same for every store). */
+const names = new Map<string, string>();
+
+/** Marks a statement text as fixed: from now on it runs as a named prepared statement. */
+export function nameStatement(text: string): void {
+  if (!names.has(text)) names.set(text, `tessera_${names.size}`);
+}
 
 type Query = (...args: unknown[]) => unknown;
 const NAMED = Symbol('named statements');
 
-/** `pool` for Kysely, whose connections run each statement with parameters under its text's name. */
+/** `pool` for Kysely, whose connections run each registered text under its name. */
 export function withNamedStatements(pool: Pg.Pool): PostgresPool {
-  const names = new Map<string, string>();
-  const nameOf = (text: string): string | undefined => {
-    let name = names.get(text);
-    if (name === undefined && names.size < MAX_NAMED) {
-      name = `tessera_${names.size}`;
-      names.set(text, name);
-    }
-    return name;
-  };
   return {
     async connect() {
       const client = await pool.connect();
@@ -40,7 +38,7 @@ export function withNamedStatements(pool: Pg.Pool): PostgresPool {
         const query = (...args: unknown[]) => proto.query.apply(client, args);
         marked.query = (...args: unknown[]) => {
           const [text, values] = args;
-          const name = typeof text === 'string' && Array.isArray(values) && values.length > 0 ? nameOf(text) : undefined;
+          const name = typeof text === 'string' && Array.isArray(values) ? names.get(text) : undefined;
           return name === undefined ? query(...args) : query({ name, text, values });
         };
       }

@@ -10,6 +10,7 @@
  */
 import type { CompiledQuery, Kysely } from 'kysely';
 import { internalsOf, type Store } from './handle.js';
+import { nameStatement } from './pg-named-statements.js';
 import type { Database } from './schema.js';
 
 /** Runs the statement on `store` (or a transaction of it) with the named values; resolves to the rows. */
@@ -40,6 +41,8 @@ export function prepareQuery<R>(
       const bind = (v: object) => slots.map((slot) => (typeof slot === 'string' ? (v as Record<string, unknown>)[slot] : slot.constant));
       prepared = { query, bind };
       state.compiled.set(build, prepared);
+      // Its text is fixed: PostgreSQL may keep it parsed and planned (pg-named-statements.ts).
+      if (store.engine === 'postgres') nameStatement(query.sql);
     }
     const result = await db.executeQuery<R>({ ...(prepared.query as CompiledQuery<R>), parameters: prepared.bind(values) });
     return result.rows;
