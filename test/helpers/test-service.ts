@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { createService, type Service, type ServiceConfig } from '../../src/service/index.js';
+import { openStore, type Store } from '../../src/service/store/index.js';
 
 export type Engine = 'sqlite' | 'postgres';
 export const ENGINES: Engine[] = ['sqlite', 'postgres'];
@@ -70,6 +71,26 @@ export function createTestSqliteDatabase(): TestDatabase {
 
 export async function createTestDatabase(engine: Engine): Promise<TestDatabase> {
   return engine === 'postgres' ? createTestPostgresDatabase() : createTestSqliteDatabase();
+}
+
+/** A store opened on its own test database; `close()` destroys the store and drops the database. */
+export interface TestStore {
+  store: Store;
+  close(): Promise<void>;
+}
+
+/** A store on a fresh, empty database of `engine`, not migrated (a migration test migrates it step by step). */
+export async function openTestStore(engine: Engine, opts: { poolSize?: number } = {}): Promise<TestStore> {
+  const database = await createTestDatabase(engine);
+  const { dataDir, databaseUrl } = database.config;
+  const store = openStore({ dataDir: dataDir ?? '', ...(databaseUrl ? { databaseUrl } : {}), ...opts });
+  return {
+    store,
+    async close() {
+      await store.destroy();
+      await database.drop();
+    },
+  };
 }
 
 /** A unique Redis key prefix, and a function that deletes every key under it. */

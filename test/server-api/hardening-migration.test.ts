@@ -6,22 +6,20 @@ import { Migrator, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventColumns } from '../../src/service/store/events.js';
 import { ipSortKey } from '../../src/service/store/ip-sort.js';
-import { kyselyOf, openStore, type Store } from '../../src/service/store/index.js';
+import { kyselyOf } from '../../src/service/store/index.js';
 import { migrationProvider } from '../../src/service/store/migrations/index.js';
-import { createTestDatabase, ENGINES, type TestDatabase } from '../helpers/test-service.js';
+import { ENGINES, openTestStore, type TestStore } from '../helpers/test-service.js';
 import { makeEvent, T0 } from './fixtures.js';
 
 describe.each(ENGINES)('migration 009-search-columns (%s)', (engine) => {
-  let testDb: TestDatabase | undefined;
-  let store: Store | undefined;
+  let opened: TestStore | undefined;
   afterEach(async () => {
-    await store?.destroy();
-    await testDb?.drop();
+    await opened?.close();
+    opened = undefined;
   });
 
   it('fills ip_sort of the events stored before it', async () => {
-    testDb = await createTestDatabase(engine);
-    store = openStore({ dataDir: testDb.config.dataDir ?? '', ...(testDb.config.databaseUrl ? { databaseUrl: testDb.config.databaseUrl } : {}) });
+    const { store } = (opened = await openTestStore(engine));
     const db = kyselyOf(store);
     const migrator = new Migrator({ db, provider: migrationProvider });
     expect((await migrator.migrateTo('005-covering-visitor-index')).error).toBeUndefined();

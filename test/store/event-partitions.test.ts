@@ -22,7 +22,7 @@ import { migrationProvider } from '../../src/service/store/migrations/index.js';
 import type { Database } from '../../src/service/store/schema.js';
 import { createWebhook } from '../../src/service/store/webhooks.js';
 import { createWorkspace, updateWorkspaceSettings } from '../../src/service/store/workspaces.js';
-import { createTestDatabase, startTestService, type TestDatabase, type TestService } from '../helpers/test-service.js';
+import { openTestStore, startTestService, type TestService, type TestStore } from '../helpers/test-service.js';
 import { DAY, makeEvent, manualClock, T0 } from '../server-api/fixtures.js';
 
 const HOUR = 3600 * 1000;
@@ -204,16 +204,14 @@ describe('partitioned events (postgres)', () => {
 });
 
 describe('migration 012-partitioned-events (postgres)', () => {
-  let testDb: TestDatabase | undefined;
-  let store: Store | undefined;
+  let opened: TestStore | undefined;
   afterEach(async () => {
-    await store?.destroy();
-    await testDb?.drop();
+    await opened?.close();
+    opened = undefined;
   });
 
   it('turns a populated events table into partitions without losing or changing a row', async () => {
-    testDb = await createTestDatabase('postgres');
-    store = openStore({ dataDir: '', databaseUrl: testDb.config.databaseUrl! });
+    const { store } = (opened = await openTestStore('postgres'));
     const db = kyselyOf(store);
     const migrator = new Migrator({ db, provider: migrationProvider });
     expect((await migrator.migrateTo('009-search-columns')).error).toBeUndefined();
@@ -265,8 +263,7 @@ describe('migration 012-partitioned-events (postgres)', () => {
   });
 
   it('can be reverted: back to one table with every row', async () => {
-    testDb = await createTestDatabase('postgres');
-    store = openStore({ dataDir: '', databaseUrl: testDb.config.databaseUrl! });
+    const { store } = (opened = await openTestStore('postgres'));
     const db = kyselyOf(store);
     await store.migrate();
     await maintainEventPartitions(store, T0);

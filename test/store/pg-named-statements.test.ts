@@ -5,21 +5,19 @@
  */
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { kyselyOf, openStore, type Store } from '../../src/service/store/index.js';
+import { kyselyOf } from '../../src/service/store/index.js';
 import { findSurvivingVisitorId } from '../../src/service/store/visitor-links.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/test-service.js';
+import { openTestStore, type TestStore } from '../helpers/test-service.js';
 
 describe('named statements (postgres)', () => {
-  let testDb: TestDatabase | undefined;
-  let store: Store | undefined;
+  let opened: TestStore | undefined;
   afterEach(async () => {
-    await store?.destroy();
-    await testDb?.drop();
+    await opened?.close();
+    opened = undefined;
   });
 
   it('prepares a fixed statement once per session, and leaves other texts unnamed', async () => {
-    testDb = await createTestDatabase('postgres');
-    store = openStore({ dataDir: '', databaseUrl: testDb.config.databaseUrl!, poolSize: 1 });
+    const { store } = (opened = await openTestStore('postgres', { poolSize: 1 }));
     await store.migrate();
     const db = kyselyOf(store);
     await db.insertInto('workspaces').values({ id: 'ws_x', name: 'x', region: 'us', deletion_enabled: 0, created_at: 1 }).execute();

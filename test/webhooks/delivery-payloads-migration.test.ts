@@ -4,23 +4,21 @@
  */
 import { Migrator, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { kyselyOf, openStore, type Store } from '../../src/service/store/index.js';
+import { kyselyOf } from '../../src/service/store/index.js';
 import { migrationProvider } from '../../src/service/store/migrations/index.js';
 import { claimDueDeliveries } from '../../src/service/store/webhook-deliveries.js';
-import { createTestDatabase, ENGINES, type TestDatabase } from '../helpers/test-service.js';
+import { ENGINES, openTestStore, type TestStore } from '../helpers/test-service.js';
 import { DAY, T0 } from '../server-api/fixtures.js';
 
 describe.each(ENGINES)('migration 014-delivery-payloads (%s)', (engine) => {
-  let testDb: TestDatabase | undefined;
-  let store: Store | undefined;
+  let opened: TestStore | undefined;
   afterEach(async () => {
-    await store?.destroy();
-    await testDb?.drop();
+    await opened?.close();
+    opened = undefined;
   });
 
   it('keeps every queued body, byte for byte, in the new table', async () => {
-    testDb = await createTestDatabase(engine);
-    store = openStore({ dataDir: testDb.config.dataDir ?? '', ...(testDb.config.databaseUrl ? { databaseUrl: testDb.config.databaseUrl } : {}) });
+    const { store } = (opened = await openTestStore(engine));
     const db = kyselyOf(store);
     const migrator = new Migrator({ db, provider: migrationProvider });
     expect((await migrator.migrateTo('013-visitor-links')).error).toBeUndefined();

@@ -11,13 +11,13 @@ import { resolveConfig } from '../../src/service/config.js';
 import { serviceConfigFrom } from '../../src/service/cli/options.js';
 import { createService, type ServiceConfig } from '../../src/service/index.js';
 import { eventColumns, insertEvent, purgeEventsBefore } from '../../src/service/store/events.js';
-import { kyselyOf, openStore, type Store } from '../../src/service/store/index.js';
+import { kyselyOf, type Store } from '../../src/service/store/index.js';
 import { migrationProvider } from '../../src/service/store/migrations/index.js';
 import { listDeliveries, purgeSettledDeliveries } from '../../src/service/store/webhook-deliveries.js';
 import { updateWebhook } from '../../src/service/store/webhooks.js';
 import { updateWorkspaceSettings } from '../../src/service/store/workspaces.js';
 import { identifyRequest, postIdentify } from '../helpers/identify-request.js';
-import { createTestDatabase, ENGINES, type TestDatabase, type TestService } from '../helpers/test-service.js';
+import { ENGINES, openTestStore, type TestService, type TestStore } from '../helpers/test-service.js';
 import { mgmt } from '../management-api/helpers.js';
 import { DAY, makeEvent, manualClock, T0 } from '../server-api/fixtures.js';
 import { createVerifiedWebhook, startServiceFor } from './helpers.js';
@@ -200,16 +200,14 @@ describe('--webhook-retention-days', () => {
 });
 
 describe.each(ENGINES)('migration 010-delivery-event-index (%s)', (engine) => {
-  let testDb: TestDatabase | undefined;
-  let store: Store | undefined;
+  let opened: TestStore | undefined;
   afterEach(async () => {
-    await store?.destroy();
-    await testDb?.drop();
+    await opened?.close();
+    opened = undefined;
   });
 
   it('deletes the deliveries (and attempts) whose event no longer exists', async () => {
-    testDb = await createTestDatabase(engine);
-    store = openStore({ dataDir: testDb.config.dataDir ?? '', ...(testDb.config.databaseUrl ? { databaseUrl: testDb.config.databaseUrl } : {}) });
+    const { store } = (opened = await openTestStore(engine));
     const db = kyselyOf(store);
     const migrator = new Migrator({ db, provider: migrationProvider });
     expect((await migrator.migrateTo('009-search-columns')).error).toBeUndefined();
