@@ -183,6 +183,86 @@ describe('semantics', () => {
   });
 });
 
+describe('a list of networks tested with any/all/none', () => {
+  const networks = "['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7']";
+  // The same test with its list behind a name takes the general path: 2 steps more (the let and
+  // the name), then the same steps; spaces put the predicate at the same column in both.
+  const direct = (fn: string, test: string) => `${fn}(${networks},${' '.repeat(12)}${test})`;
+  const general = (fn: string, test: string) => `let l = ${networks}; ${fn}(l, ${test})`;
+  const outcome = (source: string, env: Record<string, unknown>, maxSteps = 1e6): unknown => {
+    try {
+      return evaluate(compile(source), buildEnvironment(env), { maxSteps, maxMemory: 1e6, timeoutMs: 100 });
+    } catch (e) {
+      if (e instanceof ExprError) return e.message.replace(/\(\d+\)/, '');
+      throw e;
+    }
+  };
+  const cases: [string, string][] = [];
+  for (const fn of ['any', 'all', 'none']) {
+    for (const test of ['ip in cidr(#)', 'ip not in cidr(#)', "(ip ?? '') in cidr(#)", 'upper(ip) in cidr(#)']) cases.push([fn, test]);
+  }
+  const addresses = ['10.1.2.3', '192.168.7.7', '8.8.8.8', 'fd00::1', '2001:db8::1', '::ffff:172.16.0.1', 'not an address', 1n, null];
+
+  it('answers as the general path does, errors included', () => {
+    for (const [fn, test] of cases) {
+      for (const ip of addresses) expect(outcome(direct(fn, test), { ip }), `${fn} ${test} ${String(ip)}`).toEqual(outcome(general(fn, test), { ip }));
+    }
+    expect(outcome(direct('any', 'ip in cidr(#)'), { ip: '192.168.7.7' })).toBe(true);
+    expect(outcome(direct('none', 'ip in cidr(#)'), { ip: 'fd00::1' })).toBe(false);
+    expect(outcome(direct('any', 'ip in cidr(#)'), { ip: 1n })).toMatch(/mismatched types int and network/);
+  });
+
+  it('counts the steps of the general path at the same positions', () => {
+    for (const [fn, test] of cases) {
+      for (const ip of ['10.1.2.3', '8.8.8.8', 'fd00::1']) {
+        for (let maxSteps = 2; maxSteps <= 40; maxSteps++) {
+          expect(outcome(direct(fn, test), { ip }, maxSteps), `${fn} ${test} ${ip} with ${maxSteps} steps`).toEqual(outcome(general(fn, test), { ip }, maxSteps + 2));
+        }
+      }
+    }
+  });
+
+  it('leaves a list with a non-network to the general path and its error', () => {
+    expect(outcome("any(['10.0.0.0/8', 'nope'], ip in cidr(#))", { ip: '8.8.8.8' })).toMatch(/invalid CIDR "nope"/);
+    expect(outcome("any(['10.0.0.0/8', 'nope'], ip in cidr(#))", { ip: '10.0.0.1' })).toBe(true);
+  });
+});
+
+describe('variables read by dotted name (flatNames)', () => {
+  const flat = { 'a.b.c': 2n, 'a.b.d': 'x', 'h.m': { K: ['v'] } };
+  const flatNames = new Set(Object.keys(flat));
+  const outcome = (source: string, withFlat: boolean, maxSteps = 1e6): unknown => {
+    try {
+      return evaluate(compile(source, { flatNames }), buildEnvironment(flat), { maxSteps, maxMemory: 1e6, timeoutMs: 100 }, withFlat ? flat : undefined);
+    } catch (e) {
+      if (e instanceof ExprError) return `${e.message} at ${e.line}:${e.column}`;
+      throw e;
+    }
+  };
+  const sources = [
+    'a.b.c + 1',
+    "a['b'].c * a.b.c",
+    "a.b.d in ['x', 'y'] && h.m['K']?.[0] == 'v'",
+    "h.m.K[0] + a.b.d + (h.m['Z']?.[0] ?? '-')",
+    'let a = {b: {c: 5}}; a.b.c',
+    'map([1, 2], a.b.c + #) | sum()',
+    'a?.b.c',
+    'a.b',
+  ];
+
+  it('gives the values of the member-by-member walk, which a `let` name or `?.` keeps', () => {
+    for (const source of sources) expect(outcome(source, true), source).toEqual(outcome(source, false));
+    expect(outcome('let a = {b: {c: 5}}; a.b.c', true)).toBe(5n);
+    expect(outcome("h.m.K[0] + a.b.d + (h.m['Z']?.[0] ?? '-')", true)).toBe('vx-');
+  });
+
+  it('counts the same steps at the same positions: every step budget fails alike', () => {
+    for (const source of sources) {
+      for (let maxSteps = 0; maxSteps <= 40; maxSteps++) expect(outcome(source, true, maxSteps), `${source} with ${maxSteps} steps`).toEqual(outcome(source, false, maxSteps));
+    }
+  });
+});
+
 describe('builtins', () => {
   it.each([
     ['upper("ab") + lower("CD")', 'ABcd'],

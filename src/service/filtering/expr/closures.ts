@@ -11,6 +11,7 @@ import { BuiltinFailure, BUILTINS, callMethod, keyOf, type Arg, type Predicate }
 import { ExprError, type Position } from './errors.js';
 import type { Evaluation } from './evaluation.js';
 import { arithmetic, mismatch, ordered } from './operators.js';
+import { children } from './parser.js';
 import { Duration, equal, isInt, isMap, Network, typeName, wrap, type MapValue, type Value } from './values.js';
 
 /** The value of an optional chain cut short by `?.` on nil. */
@@ -27,6 +28,12 @@ export interface Tables {
   regexes: Map<Node, RE2JS>;
   /** Patterns seen at run time (bounded). */
   compileRegex(pattern: string, pos: Position): RE2JS;
+  /**
+   * Dotted names (`http.request.ip`) that a run may also be given in a flat record
+   * (Evaluation.flat): a path spelled out in full is then read there with one lookup, instead
+   * of member by member through the nested environment.
+   */
+  flatNames?: ReadonlySet<string>;
 }
 
 /** A name visible at a node (`let`), or a predicate frame (name null): where its value lives. */
@@ -412,6 +419,21 @@ class Compiler {
   }
 
   private member(node: NodeOf<'member'>, scope: Binding | null): Code {
+    const generic = this.memberOfAny(node, scope);
+    const path = this.tables.flatNames && flatPath(node, scope);
+    if (!path || !this.tables.flatNames!.has(path.name)) return generic;
+    const { name, positions } = path;
+    return (ev) => {
+      const flat = ev.flat;
+      if (flat === undefined) return generic(ev);
+      // The steps the member-by-member walk would count, in its order (budgets and error positions unchanged).
+      ev.tickEach(positions);
+      const v = (flat as Record<string, Value | undefined>)[name];
+      return v === undefined ? null : v;
+    };
+  }
+
+  private memberOfAny(node: NodeOf<'member'>, scope: Binding | null): Code {
     const { pos, optional, property } = node;
     const object = this.code(node.object, scope);
     if (property.kind === 'literal' && typeof property.value === 'string') {
@@ -475,6 +497,8 @@ class Compiler {
         return constant;
       };
     }
+    const overNetworks = this.networkListTest(node, scope);
+    if (overNetworks) return overNetworks;
     const builtin = BUILTINS[node.callee];
     if (!builtin) {
       return (ev) => {
@@ -496,6 +520,43 @@ class Compiler {
     };
   }
 
+  /**
+   * `any(['10.0.0.0/8', ...], <address> in cidr(#))` (or all, none), the usual way to list
+   * networks: the networks are parsed once, and no predicate frame or builtin call is made per
+   * element. Each element counts the steps the general path counts (`in`, the address, `cidr`,
+   * `#`), in its order; the address is evaluated for each element as there.
+   */
+  private networkListTest(node: NodeOf<'call'>, scope: Binding | null): Code | undefined {
+    const combine = NETWORK_LIST_TESTS.get(node.callee);
+    const [list, predicate] = node.args;
+    if (!combine || node.args.length !== 2 || predicate?.kind !== 'closure') return undefined;
+    const texts = this.tables.constants.get(list!);
+    const body = predicate.body;
+    if (!Array.isArray(texts) || body.kind !== 'binary' || body.op !== 'in' || body.right.kind !== 'call') return undefined;
+    const cidr = body.right;
+    const pointer = cidr.args[0];
+    if (cidr.callee !== 'cidr' || cidr.args.length !== 1 || pointer?.kind !== 'pointer' || pointer.name !== '' || usesPredicateFrame(body.left)) return undefined;
+    const networks = texts.map((t) => (typeof t === 'string' ? Network.parse(t) : undefined));
+    // A list with something that is not a network fails on the general path, with its errors.
+    if (!networks.every((n) => n !== undefined)) return undefined;
+    const { pos, negate } = body;
+    const [callPos, listPos, cidrPos, pointerPos] = [node.pos, list!.pos, cidr.pos, pointer.pos];
+    const address = this.value(body.left, scope);
+    const test = (ev: Evaluation, network: Network): boolean => {
+      ev.tick(1, pos);
+      const l = address(ev);
+      ev.tick(1, cidrPos);
+      ev.tick(1, pointerPos);
+      if (typeof l !== 'string') throw mismatch('in', l, network, pos);
+      return network.contains(l) !== negate;
+    };
+    return (ev) => {
+      ev.tick(1, callPos);
+      ev.tick(1, listPos);
+      return combine(networks, ev, test);
+    };
+  }
+
   private method(node: NodeOf<'method'>, scope: Binding | null): Code {
     const { pos, name } = node;
     const object = this.code(node.object, scope);
@@ -514,6 +575,40 @@ class Compiler {
       }
     };
   }
+}
+
+type NetworkListTest = (networks: Network[], ev: Evaluation, test: (ev: Evaluation, network: Network) => boolean) => boolean;
+const NETWORK_LIST_TESTS = new Map<string, NetworkListTest>([
+  ['any', (networks, ev, test) => networks.some((n) => test(ev, n))],
+  ['all', (networks, ev, test) => networks.every((n) => test(ev, n))],
+  ['none', (networks, ev, test) => !networks.some((n) => test(ev, n))],
+]);
+
+/** Whether `#`, `#index` or `#acc` (or a nested predicate) appears in the subtree. */
+function usesPredicateFrame(node: Node): boolean {
+  if (node.kind === 'pointer' || node.kind === 'closure') return true;
+  return children(node).some(usesPredicateFrame);
+}
+
+/**
+ * `a.b.c` or `a['b'].c` (an unbound name and literal names, no `?.`): its dotted name and the
+ * positions its nodes count steps at, in the order a member-by-member walk counts them (each
+ * member, outermost first, then the name, then each literal name, innermost first).
+ */
+function flatPath(node: NodeOf<'member'>, scope: Binding | null): { name: string; positions: Position[] } | undefined {
+  const members: NodeOf<'member'>[] = [];
+  const names: string[] = [];
+  let n: Node = node;
+  for (; n.kind === 'member'; n = n.object) {
+    const property = n.property;
+    if (n.optional || property.kind !== 'literal' || typeof property.value !== 'string') return undefined;
+    members.push(n);
+    names.push(property.value);
+  }
+  if (n.kind !== 'ident') return undefined;
+  for (let s = scope; s; s = s.parent) if (s.name === n.name) return undefined;
+  const inner = [...members].reverse();
+  return { name: [n.name, ...names.reverse()].join('.'), positions: [...members.map((m) => m.pos), n.pos, ...inner.map((m) => m.property.pos)] };
 }
 
 /** Whether a node's code can return SHORT: the chain of an `?.` up to its optionalChain. */

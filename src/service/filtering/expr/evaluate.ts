@@ -17,9 +17,10 @@ export interface Program {
   evaluation: Evaluation;
 }
 
-export function run(program: Program, env: MapValue, limits: Limits = DEFAULT_LIMITS): Value {
+/** `flat`: the environment's variables by dotted name too, for the names the program was compiled with (Tables.flatNames). */
+export function run(program: Program, env: MapValue, limits: Limits = DEFAULT_LIMITS, flat?: object): Value {
   const { evaluation } = program;
-  evaluation.begin(env, limits);
+  evaluation.begin(env, limits, flat);
   try {
     const v = program.code(evaluation);
     return v === SHORT ? null : v;

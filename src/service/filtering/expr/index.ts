@@ -27,6 +27,8 @@ export interface CompiledExpression {
 export interface CompileOptions {
   /** Dotted variable names the environment will have; others are rejected at compile time. */
   knownNames?: Iterable<string>;
+  /** Dotted names that runs may also pass in a flat record (run's `flat`), read there in one lookup. */
+  flatNames?: ReadonlySet<string>;
 }
 
 const RULE_VARIABLE_SET = {
@@ -46,6 +48,8 @@ const RULE_VARIABLE_SET = {
 
 /** The variables of a filtering-rule expression (see rule-request.ts). */
 export const RULE_VARIABLES: readonly string[] = Object.keys(RULE_VARIABLE_SET);
+/** A RuleRequest is the rule variables by dotted name: rules read them from it directly. */
+const RULE_VARIABLE_NAMES: ReadonlySet<string> = new Set(RULE_VARIABLES);
 
 const MAX_RUNTIME_PATTERNS = 64;
 /** A rule may list many networks (`any([...], ip in cidr(#))`): room for all of them. */
@@ -69,6 +73,7 @@ export function compile(source: string, options: CompileOptions = {}): CompiledE
   const tables: Tables = {
     constants: new Map(),
     regexes: new Map(),
+    flatNames: options.flatNames,
     compileRegex(pattern, pos) {
       let re = runtimePatterns.get(pattern);
       if (!re) {
@@ -151,9 +156,12 @@ function checkNames(n: Node, known: string[], letNames: Set<string>, checked: Se
   if (!ok) throw new ExprError(`unknown name ${path}`, seen[0]!.pos);
 }
 
-/** Evaluates a compiled expression against an environment (see buildEnvironment). */
-export function evaluate(compiled: CompiledExpression, env: MapValue, limits: Limits = DEFAULT_LIMITS): Value {
-  return run(compiled.program, env, limits);
+/**
+ * Evaluates a compiled expression against an environment (see buildEnvironment). `flat`, when
+ * given, holds the same variables by dotted name (CompileOptions.flatNames).
+ */
+export function evaluate(compiled: CompiledExpression, env: MapValue, limits: Limits = DEFAULT_LIMITS, flat?: object): Value {
+  return run(compiled.program, env, limits, flat);
 }
 
 /**
@@ -272,7 +280,7 @@ export function createExpressionEvaluator(opts: ExpressionEvaluatorOptions): Exp
     if (entry) return entry;
     entry = { compiled: null, warned: false };
     try {
-      entry.compiled = compile(expression, { knownNames: RULE_VARIABLES });
+      entry.compiled = compile(expression, { knownNames: RULE_VARIABLES, flatNames: RULE_VARIABLE_NAMES });
     } catch (e) {
       entry.warned = true;
       opts.warn(`filtering rule expression is invalid and never matches: ${e instanceof Error ? e.message : String(e)}`, expression);
@@ -293,7 +301,7 @@ export function createExpressionEvaluator(opts: ExpressionEvaluatorOptions): Exp
       let result: Value;
       try {
         current = request;
-        result = run(entry.compiled.program, environment, limits);
+        result = run(entry.compiled.program, environment, limits, request);
       } catch (e) {
         if (!entry.warned) {
           entry.warned = true;
