@@ -5,11 +5,11 @@
  * of a `let` name or predicate frame. Every node still counts one step when it runs, in the
  * order of a tree walk, so the budgets and the positions of their errors do not change.
  */
-import type { RE2JS } from 're2js';
 import type { Node, NodeOf } from './ast.js';
 import { BuiltinFailure, BUILTINS, callMethod, keyOf, type Arg, type Predicate } from './builtins.js';
 import { ExprError, type Position } from './errors.js';
 import type { Evaluation } from './evaluation.js';
+import type { Pattern } from './literal-patterns.js';
 import { arithmetic, mismatch, ordered } from './operators.js';
 import { children } from './parser.js';
 import { Duration, equal, isInt, isMap, Network, typeName, wrap, type MapValue, type Value } from './values.js';
@@ -25,9 +25,9 @@ export interface Tables {
   /** Calls and lists of literals folded at compile time (`cidr('10.0.0.0/8')`, `['a', 'b']`). */
   constants: Map<Node, Value>;
   /** RE2 patterns of `matches` with a literal right side, compiled once. */
-  regexes: Map<Node, RE2JS>;
+  regexes: Map<Node, Pattern>;
   /** Patterns seen at run time (bounded). */
-  compileRegex(pattern: string, pos: Position): RE2JS;
+  compileRegex(pattern: string, pos: Position): Pattern;
   /**
    * Dotted names (`http.request.ip`) that a run may also be given in a flat record
    * (Evaluation.flat): a path spelled out in full is then read there with one lookup, instead

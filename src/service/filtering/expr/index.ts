@@ -9,6 +9,7 @@ import type { RuleRequest } from '../rule-request.js';
 import type { Node } from './ast.js';
 import { ExprError, type Position } from './errors.js';
 import { compileTree, type Tables } from './closures.js';
+import { literalPattern, type Pattern } from './literal-patterns.js';
 import { run, type Program } from './evaluate.js';
 import { DEFAULT_LIMITS, Evaluation, type Limits } from './evaluation.js';
 import { children, parse } from './parser.js';
@@ -55,12 +56,15 @@ const MAX_RUNTIME_PATTERNS = 64;
 /** A rule may list many networks (`any([...], ip in cidr(#))`): room for all of them. */
 const MAX_RUNTIME_NETWORKS = 1024;
 
-function compileRegex(pattern: string, pos: Position): RE2JS {
+/** RE2 checks every pattern; the simple ones then run as a RegExp with the same matches (literal-patterns.ts). */
+function compileRegex(pattern: string, pos: Position): Pattern {
+  let re2: RE2JS;
   try {
-    return RE2JS.compile(pattern);
+    re2 = RE2JS.compile(pattern);
   } catch (e) {
     throw new ExprError(`invalid regular expression ${JSON.stringify(pattern)}: ${e instanceof Error ? e.message : String(e)}`, pos);
   }
+  return literalPattern(pattern) ?? re2;
 }
 
 const isLiteral = (n: Node): boolean => n.kind === 'literal';
@@ -68,7 +72,7 @@ const isLiteral = (n: Node): boolean => n.kind === 'literal';
 /** Parses and checks an expression, and compiles it into closures. Throws ExprError with a position. */
 export function compile(source: string, options: CompileOptions = {}): CompiledExpression {
   const root = parse(source);
-  const runtimePatterns = new Map<string, RE2JS>();
+  const runtimePatterns = new Map<string, Pattern>();
   const runtimeNetworks = new Map<string, Network | undefined>();
   const tables: Tables = {
     constants: new Map(),
