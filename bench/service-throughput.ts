@@ -366,7 +366,15 @@ function processCpuMs(pids: number[]): number {
  * `tessera start --workers N` for each N of BENCH_WORKERS, on copies of one seeded SQLite
  * database: each is warmed up and loaded to saturation like the in-process service.
  */
-async function runWorkers(buildPayloads: (publicKey: string) => ReturnType<typeof buildVisits>): Promise<{ workers: number; result: LoadResult; memory: Resident[] }[]> {
+interface WorkersRun {
+  workers: number;
+  result: LoadResult;
+  /** An open-loop load at half the saturation rate just measured, against the same processes. */
+  half: LoadResult;
+  memory: Resident[];
+}
+
+async function runWorkers(buildPayloads: (publicKey: string) => ReturnType<typeof buildVisits>): Promise<WorkersRun[]> {
   const seeded = createTestSqliteDatabase();
   const copies: string[] = [];
   try {
@@ -380,7 +388,7 @@ async function runWorkers(buildPayloads: (publicKey: string) => ReturnType<typeo
     } finally {
       await service.close();
     }
-    const results: { workers: number; result: LoadResult; memory: Resident[] }[] = [];
+    const results: WorkersRun[] = [];
     for (const workers of WORKER_COUNTS) {
       const dataDir = mkdtempSync(join(tmpdir(), 'tessera-bench-workers-'));
       copies.push(dataDir);
@@ -416,7 +424,10 @@ async function runWorkers(buildPayloads: (publicKey: string) => ReturnType<typeo
         console.log(`  --workers ${workers} (${children.length} worker processes): ${rate(result.rps)} identifications/s, p50 ${ms(result.p50)}, p99 ${ms(result.p99)}, ` +
           `${cpu(result.cpuMsPerRequest)} CPU per request (all processes${children.length > 0 ? `; the primary ${cpu(primary)}` : ''}), ${result.non2xx} non-2xx, ${result.errors} errors`);
         console.log(`  resident memory after the load: ${memory.map(resident).join('; ')} (the primary first)`);
-        results.push({ workers, result, memory });
+        // The latency target's load, on the command as it runs in production (no bench heap or statement counting in its process).
+        const half = await load(endpoint, returning, Math.round(result.rps / 2), () => processCpuMs(pids));
+        console.log(`  --workers ${workers} at half that rate (${rate(result.rps / 2)}/s): p50 ${ms(half.p50)}, p99 ${ms(half.p99)}, p99.9 ${ms(half.p99_9)}, ${pct(half.over10ms)} over 10 ms`);
+        results.push({ workers, result, half, memory });
       } finally {
         child.kill('SIGTERM');
         await exited;
@@ -440,6 +451,10 @@ const pauses = (r: LoadResult) =>
 /** One row of the steady-load table. */
 const steadyRow = (who: string, load: string, r: LoadResult) =>
   `| ${who} | ${load} | ${rate(r.rps)} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.p99_9)} | ${pct(r.over10ms)} | ${cpus(r)} | ${r.statementsPerRequest.toFixed(2)} | ${ms(r.loopDelay.p99Ms)} / ${ms(r.loopDelay.maxMs)} | ${r.non2xx + r.errors} |`;
+
+/** A steady-load row of a `tessera start` process: its statements and event loop are not observed from the bench. */
+const processSteadyRow = (who: string, load: string, r: LoadResult) =>
+  `| ${who} | ${load} | ${rate(r.rps)} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.p99_9)} | ${pct(r.over10ms)} | ${cpu(r.cpuMsPerRequest)} | n/a | n/a | ${r.non2xx + r.errors} |`;
 
 async function main(): Promise<void> {
   countStatements();
@@ -473,8 +488,9 @@ async function main(): Promise<void> {
   const workerRows: string[] = [];
   if (ENGINES.includes('sqlite') && WORKER_COUNTS.length > 0) {
     const runs = await runWorkers(buildVisits);
-    for (const { workers, result, memory } of runs) {
+    for (const { workers, result, half, memory } of runs) {
       workerRows.push(`\`--workers ${workers}\` resident memory after its load: ${memory.map(resident).join('; ')} (the primary first, then each worker)`);
+      steadyRows.push(processSteadyRow(`Tessera, sqlite, \`tessera start --workers ${workers}\``, `50% (${rate(half.rps)}/s)`, half));
       const share = echoSaturation ? `${((result.rps / echoSaturation.rps) * 100).toFixed(0)}%` : 'n/a';
       rows.push(`| Tessera ingestion, sqlite, \`tessera start --workers ${workers}\` | ${rate(result.rps)} | ${ms(result.p50)} | ${ms(result.p99)} | ${cpu(result.cpuMsPerRequest)} | ${share} | ${result.non2xx + result.errors} |`);
     }
@@ -494,7 +510,7 @@ async function main(): Promise<void> {
           `(so ${(workers / cpuRatio).toFixed(2)}x its rate at most, given ${workers} cores of its own)`);
       }
     }
-    figures.workers = { runs: runs.map(({ workers, result, memory }) => ({ workers, ...result, memory })), speedups };
+    figures.workers = { runs: runs.map(({ workers, result, half, memory }) => ({ workers, ...result, half, memory })), speedups };
   }
   if (echoSaturation) {
     const echo = echoSaturation;
@@ -521,7 +537,7 @@ async function main(): Promise<void> {
         ]
       : []),
     '',
-    `Steady load: fixed rates (open loop) at fractions of each engine's saturation rate, the echo at the same rates. ` +
+    `Steady load: fixed rates (open loop) at fractions of each engine's saturation rate, the echo at the same rates; \`tessera start\` rows: half the rate that command's own saturation run reached, right after it. ` +
       `Statements: SQL statements the process executed per request (BEGIN/COMMIT and background work included).`,
     '',
     '| Server | Load | Requests/s | p50 | p99 | p99.9 | > 10 ms | CPU per request | Statements per request | Event-loop delay p99 / max | Errors |',
