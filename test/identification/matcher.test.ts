@@ -208,6 +208,37 @@ describe('identical devices', () => {
     expect(decision.kind).toBe('new');
   });
 
+  it('alone of its kind on a home network that a few visitors use: links when its storage is expected lost, not when it should still hold its token', () => {
+    const home = 'v4:81.7.99';
+    // Seen losing its storage before (two storage jars): a tokenless visit is what it does.
+    const loser = candidate('loser', [iphone()], { network: home, lastTokenAt: 15 * DAY });
+    loser.profile.jars = [{ i: 'a', first: 0, last: 5 * DAY }, { i: 'b', first: 6 * DAY, last: 15 * DAY }];
+    // Kept one storage so far and used it five days ago.
+    const keeper = candidate('keeper', [iphone()], { network: home, lastTokenAt: 15 * DAY });
+    keeper.profile.jars = [{ i: 'a', first: 0, last: 15 * DAY }];
+    // The only device of its hardware class ever seen there (n: 1), among three visitors (p: 3).
+    const crowding = { f: 20, l: 20, r: 20, n: 1, p: 3 };
+    expect(decideWithoutToken(visit(iphone(), home), [loser], crowding)).toMatchObject({ kind: 'link', visitorId: 'loser' });
+    expect(decideWithoutToken(visit(iphone(), home), [keeper], crowding)).toMatchObject({ kind: 'new' });
+    // A private window never has the token: the same evidence links the keeper too.
+    const privateWindow = visit({ ...iphone(), incognito: { likely: true, method: 'storage' } }, home);
+    expect(decideWithoutToken(privateWindow, [keeper], crowding)).toMatchObject({ kind: 'link', visitorId: 'keeper' });
+    // Several devices of the class seen there (n: 4): as likely one of the others, or a new one.
+    expect(decideWithoutToken(visit(iphone(), home), [loser], { ...crowding, n: 4 })).toMatchObject({ kind: 'new' });
+  });
+
+  it('a tokenless look-alike an hour after the candidate used its storage is more likely another device', () => {
+    const home = 'v4:81.7.99';
+    const justUsed = (hoursAgo: number) => {
+      const c = candidate('phone', [iphone()], { network: home, lastTokenAt: 20 * DAY - hoursAgo * 3_600_000 });
+      c.profile.jars = [{ i: 'a', first: 0, last: 20 * DAY - hoursAgo * 3_600_000 }];
+      return c;
+    };
+    const crowding = { f: 3, n: 1, p: 1 };
+    expect(decideWithoutToken(visit(iphone(), home), [justUsed(1)], crowding)).toMatchObject({ kind: 'new' });
+    expect(decideWithoutToken(visit(iphone(), home), [justUsed(48)], crowding)).toMatchObject({ kind: 'link', visitorId: 'phone' });
+  });
+
   it('a link names its deciding evidence in the comment', () => {
     const original = candidate('original', [iphone()], { network: 'v4:81.7.99', firstSeenAt: 0, lastTokenAt: null });
     const decision = decideWithoutToken(visit(iphone(), 'v4:81.7.99'), [original], { f: 1, n: 1, p: 1 });

@@ -80,6 +80,12 @@ export const MATCH = {
   relativeScoreWeight: 0.5,
   /** A browser that kept its token so far should still have it (storageLossBits). */
   tokenShouldBeAliveBits: -2,
+  /**
+   * A browser whose storage was in use less than this many days ago is that much less likely to
+   * have lost it since: log2 of the elapsed share of this period, at most recentStorageMaxBits.
+   */
+  recentStorageDays: 1,
+  recentStorageMaxBits: 6,
   /** Prior of "a browser never seen" against one look-alike candidate, log2 (grows with the anonymity set). */
   newBits: 4,
   /** The same prior for the reported posteriors, log2 (a new ID's is then re-weighed by id-origin.ts). */
@@ -105,6 +111,11 @@ export const MATCH = {
   poolNetworks: 2,
   /** Distinct visitors seen on one network (/24, /64) over time from which on it is shared (carrier NAT, office, VPN), not a home. */
   sharedNetworkVisitors: 12,
+  /**
+   * log2 of the weight of "a browser never seen" when no other known browser looks like the
+   * visit (the anonymity set is the candidate alone): a fraction of one look-alike.
+   */
+  unseenLookalikeBits: 3,
   /** Font sets at least this similar (Jaccard) count as the same set that gained or lost a font. */
   fontSimilarity: 0.8,
   /**
@@ -285,17 +296,33 @@ export function decideWithoutToken(visit: VisitContext, candidates: readonly Can
     return 2 ** lw;
   };
   const weights = new Map(scored.map((s) => [s, weightOf(s)]));
-  // The anonymity set: how many browsers of this look could be behind the visit. On an
+  // Every visitor ID stands for its own browser: look-alikes are never pooled into one answer.
+  const top = [...scored].sort((a, b) => weights.get(b)! - weights.get(a)! || byAge(a, b))[0]!;
+  const groupWeight = weights.get(top)!;
+  // The anonymity set: how many *other* browsers of this look could be behind the visit. On an
   // exclusive network (a home), the look-alikes seen there; elsewhere, the visitors sharing the
-  // exact signals (counted in the store, up to its limit) or every look-alike retrieved.
+  // stable signals (counted in the store, up to its limit) or every look-alike retrieved.
   // On an exclusive network that count also covers the visitors of this hardware class seen on
-  // it (`n:` key): identical devices of one household or office hide among each other.
+  // it (`n:` key): identical devices of one household or office hide among each other. The
+  // counts include the linked candidate itself, which is taken out.
   const onNetwork = lookalikes.filter(exclusive).length;
-  const anonymity = onNetwork > 0 ? Math.max(onNetwork, crowding.n ?? 0) : Math.max(lookalikes.length, signatureCrowding(crowding));
+  const own = exclusive(top) ? 1 : 0;
+  const others = onNetwork > 0
+    ? Math.max(onNetwork, crowding.n ?? 0) - own
+    : Math.max(lookalikes.length, signatureCrowding(crowding)) - 1;
+  const anonymity = others + 1;
   // A fingerprint whose drift-robust keys nobody else shares (a rare font set, rendering or
   // hardware) is unlikely to come from a browser we have not seen.
   const rare = lookalikes.length === 1 && signatureCrowding(crowding) === 1 && (crowding.x ?? 0) <= 1;
-  const newBase = (rare ? MATCH.rareFingerprintBits : 0) + Math.log2(Math.max(1, anonymity));
+  // "A browser never seen" weighs as much as the other browsers that look like this one; when
+  // none does, as a fraction of one (MATCH.unseenLookalikeBits): that nobody else matches is
+  // evidence too.
+  // Only on a home network, where the census of its devices is what the count says, and only
+  // for a browser whose storage is not expected to be alive (a private window, a browser seen
+  // losing it before, WebKit's expiry): a tokenless visit that looks like a browser still
+  // holding its token is as likely another device of the same kind.
+  const unseen = own === 1 && storageExpectedLost(visit, top.candidate);
+  const newBase = rare ? MATCH.rareFingerprintBits : Math.log2(Math.max(0, others) + (unseen ? 2 ** -MATCH.unseenLookalikeBits : 1));
   const candidatesWeight = [...weights.values()].reduce((a, b) => a + b, 0);
   // Two priors for "a browser never seen": the decision one leans towards a new visitor (a wrong
   // merge is worse than a split); the calibrated one, fitted on bench/accuracy, gives the
@@ -305,13 +332,9 @@ export function decideWithoutToken(visit: VisitContext, candidates: readonly Can
   const calibratedNewWeight = 2 ** (MATCH.calibratedNewBits + newBase);
   const calibratedTotal = calibratedNewWeight + candidatesWeight;
 
-  // Every visitor ID stands for its own browser: look-alikes are never pooled into one answer.
-  const top = [...scored].sort((a, b) => weights.get(b)! - weights.get(a)! || byAge(a, b))[0]!;
-  const group = [top];
-  const groupWeight = weights.get(top)!;
   const posterior = groupWeight / total;
   // A clear margin over the strongest alternative: a browser never seen, or another candidate.
-  const rival = Math.max(newWeight, ...scored.filter((s) => !group.includes(s)).map((s) => weights.get(s)!));
+  const rival = Math.max(newWeight, ...scored.filter((s) => s !== top).map((s) => weights.get(s)!));
   const marginBits = Math.log2(groupWeight / rival);
   if (posterior < MATCH.linkPosterior || marginBits < MATCH.linkMarginBits) {
     return {
@@ -321,8 +344,8 @@ export function decideWithoutToken(visit: VisitContext, candidates: readonly Can
       contested: true,
     };
   }
-  const answer = [...group].sort(byAge)[0]!;
-  const path = lookalikes.length > 1 || group.length > 1 ? 'cluster' : isExact(visit.features, answer.candidate.profile) ? 'exact' : 'fuzzy';
+  const answer = top;
+  const path = lookalikes.length > 1 || others > 0 ? 'cluster' : isExact(visit.features, answer.candidate.profile) ? 'exact' : 'fuzzy';
   const exclusiveNetwork = exclusive(answer);
   const evidence = linkEvidence(answer, exclusiveNetwork, lookalikes.length, anonymity);
   return {
@@ -373,11 +396,31 @@ export function hopsThrough(network: string, nets: readonly string[], blocks = M
  * that came back with its token before still has it, unless the user cleared it.
  */
 function storageLossBits(visit: VisitContext, c: Candidate): number {
-  if (visit.features.privateMode || c.lastTokenAt === null) return 0;
-  if ((c.profile.jars ?? []).filter((j) => !j.p).length >= 2) return 0;
+  if (visit.features.privateMode) return 0;
+  const normal = (c.profile.jars ?? []).filter((j) => !j.p);
+  if (normal.length >= 2) return 0;
+  // Its storage was last seen in use this long ago: the shorter, the less likely it is lost
+  // since (a tokenless look-alike an hour after the candidate used its storage is more likely
+  // another device of the same kind).
+  const lastUse = Math.max(c.lastTokenAt ?? 0, ...normal.map((j) => j.last));
+  const recency = lastUse > 0 ? Math.max(-MATCH.recentStorageMaxBits, Math.min(0, Math.log2(Math.max(1, visit.now - lastUse) / (MATCH.recentStorageDays * DAY_MS)))) : 0;
+  if (c.lastTokenAt === null) return recency;
   const capped = visit.features.values.vendor === WEBKIT_VENDOR;
   if (capped && visit.now - c.lastTokenAt >= STORAGE_CAP_MS) return 0;
-  return MATCH.tokenShouldBeAliveBits;
+  return MATCH.tokenShouldBeAliveBits + recency;
+}
+
+const DAY_MS = 24 * 3600 * 1000;
+
+/**
+ * The candidate's browser is expected to arrive without its token: a private window, a browser
+ * already seen losing its storage (several jars), or a WebKit browser whose script storage has
+ * expired (7 days without a visit).
+ */
+function storageExpectedLost(visit: VisitContext, c: Candidate): boolean {
+  if (visit.features.privateMode) return true;
+  if ((c.profile.jars ?? []).filter((j) => !j.p && !j.x).length >= 2) return true;
+  return visit.features.values.vendor === WEBKIT_VENDOR && visit.now - (c.lastTokenAt ?? c.lastSeenAt) >= STORAGE_CAP_MS;
 }
 
 /** WebKit browsers (all iOS browsers, Safari) report this vendor and cap script storage. */
