@@ -14,7 +14,7 @@
  * a new visitor. The confidence says how likely the answer is to be wrong, by evidence path.
  */
 import type { Confidence } from '../../protocol/index.js';
-import { incompatibility } from './compatibility.js';
+import { incompatibility, profileIncompatibility } from './compatibility.js';
 import { COMPONENTS, COMPONENT_NAMES } from './components.js';
 import { isDowngrade, type Features } from './features.js';
 import { widerNetwork } from './network.js';
@@ -29,6 +29,8 @@ export interface Candidate {
   /** Last visit that brought this visitor's own valid token; null if none did since creation. */
   lastTokenAt: number | null;
   profile: VisitorProfile;
+  /** Visits recorded on this visitor (the store's count), when known. */
+  visitCount?: number;
 }
 
 export interface VisitContext {
@@ -111,6 +113,11 @@ export const MATCH = {
   poolNetworks: 2,
   /** Distinct visitors seen on one network (/24, /64) over time from which on it is shared (carrier NAT, office, VPN), not a home. */
   sharedNetworkVisitors: 12,
+  /**
+   * Lineage, 1 on, 0 off: IDs seen on the visit's home network that may be one browser after
+   * storage losses (successor()) are one hypothesis, answered with the earliest.
+   */
+  lineage: 1,
   /**
    * log2 of the weight of "a browser never seen" when no other known browser looks like the
    * visit (the anonymity set is the candidate alone): a fraction of one look-alike.
@@ -269,7 +276,7 @@ const byAge = (a: CandidateScore, b: CandidateScore) => a.candidate.firstSeenAt 
  * (look-alikes are never pooled). The calibrated posterior is the confidence, and the comment
  * names the deciding evidence.
  */
-export function decideWithoutToken(visit: VisitContext, candidates: readonly Candidate[], crowding: KeyCrowding): Decision {
+export function decideWithoutToken(visit: VisitContext, candidates: readonly Candidate[], crowding: KeyCrowding, options: { strict?: boolean } = {}): Decision {
   // Hard rule: a visitor whose stable hardware or OS signals this visit contradicts is never linked.
   const scored = candidates
     .filter((c) => incompatibility(visit.features, c.profile) === null)
@@ -296,9 +303,15 @@ export function decideWithoutToken(visit: VisitContext, candidates: readonly Can
     return 2 ** lw;
   };
   const weights = new Map(scored.map((s) => [s, weightOf(s)]));
-  // Every visitor ID stands for its own browser: look-alikes are never pooled into one answer.
-  const top = [...scored].sort((a, b) => weights.get(b)! - weights.get(a)! || byAge(a, b))[0]!;
-  const groupWeight = weights.get(top)!;
+  // One browser under several IDs: a browser that lost its storage at home while look-alikes
+  // existed got a new ID, which then competes with its own earlier ID. IDs seen on this home
+  // network that may be one browser (lineages()) are one hypothesis, answered with the earliest;
+  // every other ID stands for its own browser (look-alikes are never pooled).
+  const groups = options.strict ? scored.map((s) => [s]) : [...lineages(scored.filter(exclusive), visit.now), ...scored.filter((s) => !exclusive(s)).map((s) => [s])];
+  const weightOfGroup = (g: readonly CandidateScore[]) => g.reduce((sum, s) => sum + weights.get(s)!, 0);
+  const group = [...groups].sort((a, b) => weightOfGroup(b) - weightOfGroup(a) || byAge(a[0]!, b[0]!))[0]!;
+  const top = group[0]!;
+  const groupWeight = weightOfGroup(group);
   // The anonymity set: how many *other* browsers of this look could be behind the visit. On an
   // exclusive network (a home), the look-alikes seen there; elsewhere, the visitors sharing the
   // stable signals (counted in the store, up to its limit) or every look-alike retrieved.
@@ -306,7 +319,7 @@ export function decideWithoutToken(visit: VisitContext, candidates: readonly Can
   // it (`n:` key): identical devices of one household or office hide among each other. The
   // counts include the linked candidate itself, which is taken out.
   const onNetwork = lookalikes.filter(exclusive).length;
-  const own = exclusive(top) ? 1 : 0;
+  const own = exclusive(top) ? group.length : 0;
   const others = onNetwork > 0
     ? Math.max(onNetwork, crowding.n ?? 0) - own
     : Math.max(lookalikes.length, signatureCrowding(crowding)) - 1;
@@ -321,7 +334,7 @@ export function decideWithoutToken(visit: VisitContext, candidates: readonly Can
   // for a browser whose storage is not expected to be alive (a private window, a browser seen
   // losing it before, WebKit's expiry): a tokenless visit that looks like a browser still
   // holding its token is as likely another device of the same kind.
-  const unseen = own === 1 && storageExpectedLost(visit, top.candidate);
+  const unseen = !options.strict && own > 0 && (group.length > 1 || storageExpectedLost(visit, top.candidate));
   const newBase = rare ? MATCH.rareFingerprintBits : Math.log2(Math.max(0, others) + (unseen ? 2 ** -MATCH.unseenLookalikeBits : 1));
   const candidatesWeight = [...weights.values()].reduce((a, b) => a + b, 0);
   // Two priors for "a browser never seen": the decision one leans towards a new visitor (a wrong
@@ -334,7 +347,7 @@ export function decideWithoutToken(visit: VisitContext, candidates: readonly Can
 
   const posterior = groupWeight / total;
   // A clear margin over the strongest alternative: a browser never seen, or another candidate.
-  const rival = Math.max(newWeight, ...scored.filter((s) => s !== top).map((s) => weights.get(s)!));
+  const rival = Math.max(newWeight, ...groups.filter((g) => g !== group).map(weightOfGroup));
   const marginBits = Math.log2(groupWeight / rival);
   if (posterior < MATCH.linkPosterior || marginBits < MATCH.linkMarginBits) {
     return {
@@ -352,6 +365,53 @@ export function decideWithoutToken(visit: VisitContext, candidates: readonly Can
     kind: 'link', visitorId: answer.candidate.visitorId, path, confidence: confidence(groupWeight / calibratedTotal, `linked without token: ${evidence}`),
     evidence, marginBits, exclusiveNetwork,
   };
+}
+
+/**
+ * Candidates grouped by browser: an ID joins the group of earlier IDs when it may be their
+ * browser under a new ID after a storage loss (successor()). Each group is sorted by age, its
+ * earliest ID first.
+ */
+export function lineages(scored: readonly CandidateScore[], now: number): CandidateScore[][] {
+  const groups: CandidateScore[][] = [];
+  for (const s of [...scored].sort(byAge)) {
+    const group = MATCH.lineage > 0 ? groups.find((g) => g.every((m) => successor(s.candidate, m.candidate, now))) : undefined;
+    if (group) group.push(s);
+    else groups.push([s]);
+  }
+  return groups;
+}
+
+/**
+ * `later` may be `earlier`'s browser under a new ID after a storage loss: it was created as a
+ * new visitor while look-alikes existed (what a storage loss among look-alikes looks like),
+ * after `earlier`; neither was proven shared by two browsers; their stable hardware and OS
+ * signals are compatible; and their storages were never in use at the same time (one browser
+ * uses one storage at a time; private windows live beside it).
+ */
+export function successor(later: Candidate, earlier: Candidate, now: number): boolean {
+  if (later.profile.contested !== true || later.firstSeenAt <= earlier.firstSeenAt) return false;
+  // The earlier ID went quiet when the later one appeared, for longer than it takes it to come
+  // back at its own rate (relink.ts applies the same rule): another device of its kind that
+  // simply has not visited lately is not taken for it.
+  if (missedVisits(earlier, now - later.firstSeenAt) < MATCH.relinkQuietVisits) return false;
+  if (later.profile.twins || earlier.profile.twins) return false;
+  if (profileIncompatibility(later.profile, earlier.profile) !== null) return false;
+  const normal = (c: Candidate) => (c.profile.jars ?? []).filter((j) => !j.p && !j.x);
+  const mine = normal(later);
+  const theirs = normal(earlier);
+  if (theirs.length === 0) return earlier.lastTokenAt === null || earlier.lastTokenAt <= later.firstSeenAt;
+  return mine.every((a) => theirs.every((b) => a.last < b.first || b.last < a.first));
+}
+
+/**
+ * How many visits `v` would have made in `ms` at its own rate (visits over the time between
+ * its first and last, at least a day); a visitor seen once has no rate: 0.
+ */
+export function missedVisits(v: Candidate, ms: number): number {
+  const count = v.visitCount ?? 0;
+  if (count < 2) return 0;
+  return ((count - 1) / Math.max(DAY_MS, v.lastSeenAt - v.firstSeenAt)) * ms;
 }
 
 /**
