@@ -122,7 +122,7 @@ export const MATCH = {
    * log2 of the weight of "a browser never seen" when no other known browser looks like the
    * visit (the anonymity set is the candidate alone): a fraction of one look-alike.
    */
-  unseenLookalikeBits: 3,
+  unseenLookalikeBits: 2,
   /** Font sets at least this similar (Jaccard) count as the same set that gained or lost a font. */
   fontSimilarity: 0.8,
   /**
