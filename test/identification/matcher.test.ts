@@ -4,6 +4,7 @@ import type { Signals } from '../../src/protocol/index.js';
 import { extractFeatures, isDowngrade, networkKeys, normaliseRenderer, stripVersions } from '../../src/service/identification/features.js';
 import {
   decideWithoutToken,
+  MATCH,
   judgeTokenVisit,
   scoreCandidate,
   type Candidate,
@@ -206,6 +207,64 @@ describe('identical devices', () => {
     // Seen on 100.64.1 before, but also on two other blocks of the same pool: a pool, not a home.
     const decision = decideWithoutToken(visit(iphone(), 'v4:100.64.1'), [phone], { f: 30, l: 30, r: 30, n: 1, p: 1 });
     expect(decision.kind).toBe('new');
+  });
+
+  it('alone of its kind on a home network that a few visitors use: links when its storage is expected lost, not when it should still hold its token', () => {
+    const home = 'v4:81.7.99';
+    // Seen losing its storage before (two storage jars): a tokenless visit is what it does.
+    const loser = candidate('loser', [iphone()], { network: home, lastTokenAt: 15 * DAY });
+    loser.profile.jars = [{ i: 'a', first: 0, last: 5 * DAY }, { i: 'b', first: 6 * DAY, last: 15 * DAY }];
+    // Kept one storage so far and used it five days ago.
+    const keeper = candidate('keeper', [iphone()], { network: home, lastTokenAt: 15 * DAY });
+    keeper.profile.jars = [{ i: 'a', first: 0, last: 15 * DAY }];
+    // The only device of its hardware class ever seen there (n: 1), among three visitors (p: 3).
+    const crowding = { f: 20, l: 20, r: 20, n: 1, p: 3 };
+    expect(decideWithoutToken(visit(iphone(), home), [loser], crowding)).toMatchObject({ kind: 'link', visitorId: 'loser' });
+    expect(decideWithoutToken(visit(iphone(), home), [keeper], crowding)).toMatchObject({ kind: 'new' });
+    // A private window never has the token: the same evidence links the keeper too.
+    const privateWindow = visit({ ...iphone(), incognito: { likely: true, method: 'storage' } }, home);
+    expect(decideWithoutToken(privateWindow, [keeper], crowding)).toMatchObject({ kind: 'link', visitorId: 'keeper' });
+    // Several devices of the class seen there (n: 4): as likely one of the others, or a new one.
+    expect(decideWithoutToken(visit(iphone(), home), [loser], { ...crowding, n: 4 })).toMatchObject({ kind: 'new' });
+  });
+
+  it('a tokenless look-alike an hour after the candidate used its storage is more likely another device', () => {
+    const home = 'v4:81.7.99';
+    const justUsed = (hoursAgo: number) => {
+      const c = candidate('phone', [iphone()], { network: home, lastTokenAt: 20 * DAY - hoursAgo * 3_600_000 });
+      c.profile.jars = [{ i: 'a', first: 0, last: 20 * DAY - hoursAgo * 3_600_000 }];
+      return c;
+    };
+    const crowding = { f: 3, n: 1, p: 1 };
+    expect(decideWithoutToken(visit(iphone(), home), [justUsed(1)], crowding)).toMatchObject({ kind: 'new' });
+    expect(decideWithoutToken(visit(iphone(), home), [justUsed(48)], crowding)).toMatchObject({ kind: 'link', visitorId: 'phone' });
+  });
+
+  it('one browser under two IDs on its home network (a storage loss among look-alikes) is one hypothesis, answered with the earlier ID', () => {
+    const home = 'v4:81.7.99';
+    // The earlier ID visited daily for ten days, then went quiet; the later one was created
+    // after (contested: look-alikes existed) with a storage that never overlapped the earlier's.
+    const earlier = candidate('earlier', [iphone()], { network: home, firstSeenAt: 0, lastTokenAt: 9 * DAY });
+    Object.assign(earlier, { lastSeenAt: 9 * DAY, visitCount: 10 });
+    earlier.profile.jars = [{ i: 'a', first: 0, last: 9 * DAY }];
+    const later = candidate('later', [iphone()], { network: home, firstSeenAt: 12 * DAY, lastTokenAt: 13 * DAY });
+    Object.assign(later, { lastSeenAt: 13 * DAY, visitCount: 2 });
+    later.profile.jars = [{ i: 'b', first: 12 * DAY, last: 13 * DAY }];
+    later.profile.contested = true;
+    const crowding = { f: 20, l: 20, r: 20, n: 2, p: 3 };
+    expect(decideWithoutToken(visit(iphone(), home), [later, earlier], crowding)).toMatchObject({ kind: 'link', visitorId: 'earlier' });
+    MATCH.lineage = 0;
+    try {
+      expect(decideWithoutToken(visit(iphone(), home), [later, earlier], crowding)).toMatchObject({ kind: 'new' });
+    } finally {
+      MATCH.lineage = 1;
+    }
+    // Storages in use at the same time are two browsers: look-alikes, no clear margin, a new ID.
+    const overlapping = { ...earlier, lastSeenAt: 13 * DAY, profile: { ...earlier.profile, jars: [{ i: 'a', first: 0, last: 13 * DAY }] } };
+    expect(decideWithoutToken(visit(iphone(), home), [later, overlapping], crowding)).toMatchObject({ kind: 'new' });
+    // Nor when the earlier ID, at its own rate, should have come back since the later one appeared.
+    const stillActive = { ...earlier, lastSeenAt: 9 * DAY, visitCount: 2, firstSeenAt: 0 };
+    expect(decideWithoutToken({ ...visit(iphone(), home), now: 12.5 * DAY }, [later, stillActive], crowding)).toMatchObject({ kind: 'new' });
   });
 
   it('a link names its deciding evidence in the comment', () => {

@@ -109,7 +109,19 @@ function create(facts: IdentificationFacts, birth: Confidence, contested = false
   return { kind: 'create', visitorId: fresh.visitorId, profile, jar: fresh.jarId, confidence, path: 'new' };
 }
 
+/**
+ * Diagnostics only (bench/accuracy/diagnose.ts): called with every tokenless decision when
+ * set. Never set by the service.
+ */
+export const identificationProbe: { tokenless?: (facts: IdentificationFacts, plan: IdentificationPlan) => void } = {};
+
 export function decideIdentification(facts: IdentificationFacts): IdentificationPlan {
+  const plan = decideIdentificationInner(facts);
+  if (!facts.token) identificationProbe.tokenless?.(facts, plan);
+  return plan;
+}
+
+function decideIdentificationInner(facts: IdentificationFacts): IdentificationPlan {
   const { visit } = facts;
   if (facts.token) {
     const { visitor } = facts.token;

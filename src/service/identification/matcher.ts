@@ -14,7 +14,7 @@
  * a new visitor. The confidence says how likely the answer is to be wrong, by evidence path.
  */
 import type { Confidence } from '../../protocol/index.js';
-import { incompatibility } from './compatibility.js';
+import { incompatibility, profileIncompatibility } from './compatibility.js';
 import { COMPONENTS, COMPONENT_NAMES } from './components.js';
 import { isDowngrade, type Features } from './features.js';
 import { widerNetwork } from './network.js';
@@ -29,6 +29,8 @@ export interface Candidate {
   /** Last visit that brought this visitor's own valid token; null if none did since creation. */
   lastTokenAt: number | null;
   profile: VisitorProfile;
+  /** Visits recorded on this visitor (the store's count), when known. */
+  visitCount?: number;
 }
 
 export interface VisitContext {
@@ -80,6 +82,12 @@ export const MATCH = {
   relativeScoreWeight: 0.5,
   /** A browser that kept its token so far should still have it (storageLossBits). */
   tokenShouldBeAliveBits: -2,
+  /**
+   * A browser whose storage was in use less than this many days ago is that much less likely to
+   * have lost it since: log2 of the elapsed share of this period, at most recentStorageMaxBits.
+   */
+  recentStorageDays: 1,
+  recentStorageMaxBits: 6,
   /** Prior of "a browser never seen" against one look-alike candidate, log2 (grows with the anonymity set). */
   newBits: 4,
   /** The same prior for the reported posteriors, log2 (a new ID's is then re-weighed by id-origin.ts). */
@@ -105,6 +113,16 @@ export const MATCH = {
   poolNetworks: 2,
   /** Distinct visitors seen on one network (/24, /64) over time from which on it is shared (carrier NAT, office, VPN), not a home. */
   sharedNetworkVisitors: 12,
+  /**
+   * Lineage, 1 on, 0 off: IDs seen on the visit's home network that may be one browser after
+   * storage losses (successor()) are one hypothesis, answered with the earliest.
+   */
+  lineage: 1,
+  /**
+   * log2 of the weight of "a browser never seen" when no other known browser looks like the
+   * visit (the anonymity set is the candidate alone): a fraction of one look-alike.
+   */
+  unseenLookalikeBits: 2,
   /** Font sets at least this similar (Jaccard) count as the same set that gained or lost a font. */
   fontSimilarity: 0.8,
   /**
@@ -258,7 +276,7 @@ const byAge = (a: CandidateScore, b: CandidateScore) => a.candidate.firstSeenAt 
  * (look-alikes are never pooled). The calibrated posterior is the confidence, and the comment
  * names the deciding evidence.
  */
-export function decideWithoutToken(visit: VisitContext, candidates: readonly Candidate[], crowding: KeyCrowding): Decision {
+export function decideWithoutToken(visit: VisitContext, candidates: readonly Candidate[], crowding: KeyCrowding, options: { strict?: boolean } = {}): Decision {
   // Hard rule: a visitor whose stable hardware or OS signals this visit contradicts is never linked.
   const scored = candidates
     .filter((c) => incompatibility(visit.features, c.profile) === null)
@@ -285,17 +303,39 @@ export function decideWithoutToken(visit: VisitContext, candidates: readonly Can
     return 2 ** lw;
   };
   const weights = new Map(scored.map((s) => [s, weightOf(s)]));
-  // The anonymity set: how many browsers of this look could be behind the visit. On an
+  // One browser under several IDs: a browser that lost its storage at home while look-alikes
+  // existed got a new ID, which then competes with its own earlier ID. IDs seen on this home
+  // network that may be one browser (lineages()) are one hypothesis, answered with the earliest;
+  // every other ID stands for its own browser (look-alikes are never pooled).
+  const groups = options.strict ? scored.map((s) => [s]) : [...lineages(scored.filter(exclusive), visit.now), ...scored.filter((s) => !exclusive(s)).map((s) => [s])];
+  const weightOfGroup = (g: readonly CandidateScore[]) => g.reduce((sum, s) => sum + weights.get(s)!, 0);
+  const group = [...groups].sort((a, b) => weightOfGroup(b) - weightOfGroup(a) || byAge(a[0]!, b[0]!))[0]!;
+  const top = group[0]!;
+  const groupWeight = weightOfGroup(group);
+  // The anonymity set: how many *other* browsers of this look could be behind the visit. On an
   // exclusive network (a home), the look-alikes seen there; elsewhere, the visitors sharing the
-  // exact signals (counted in the store, up to its limit) or every look-alike retrieved.
+  // stable signals (counted in the store, up to its limit) or every look-alike retrieved.
   // On an exclusive network that count also covers the visitors of this hardware class seen on
-  // it (`n:` key): identical devices of one household or office hide among each other.
+  // it (`n:` key): identical devices of one household or office hide among each other. The
+  // counts include the linked candidate itself, which is taken out.
   const onNetwork = lookalikes.filter(exclusive).length;
-  const anonymity = onNetwork > 0 ? Math.max(onNetwork, crowding.n ?? 0) : Math.max(lookalikes.length, signatureCrowding(crowding));
+  const own = exclusive(top) ? group.length : 0;
+  const others = onNetwork > 0
+    ? Math.max(onNetwork, crowding.n ?? 0) - own
+    : Math.max(lookalikes.length, signatureCrowding(crowding)) - 1;
+  const anonymity = others + 1;
   // A fingerprint whose drift-robust keys nobody else shares (a rare font set, rendering or
   // hardware) is unlikely to come from a browser we have not seen.
   const rare = lookalikes.length === 1 && signatureCrowding(crowding) === 1 && (crowding.x ?? 0) <= 1;
-  const newBase = (rare ? MATCH.rareFingerprintBits : 0) + Math.log2(Math.max(1, anonymity));
+  // "A browser never seen" weighs as much as the other browsers that look like this one; when
+  // none does, as a fraction of one (MATCH.unseenLookalikeBits): that nobody else matches is
+  // evidence too.
+  // Only on a home network, where the census of its devices is what the count says, and only
+  // for a browser whose storage is not expected to be alive (a private window, a browser seen
+  // losing it before, WebKit's expiry): a tokenless visit that looks like a browser still
+  // holding its token is as likely another device of the same kind.
+  const unseen = !options.strict && own > 0 && (group.length > 1 || storageExpectedLost(visit, top.candidate));
+  const newBase = rare ? MATCH.rareFingerprintBits : Math.log2(Math.max(0, others) + (unseen ? 2 ** -MATCH.unseenLookalikeBits : 1));
   const candidatesWeight = [...weights.values()].reduce((a, b) => a + b, 0);
   // Two priors for "a browser never seen": the decision one leans towards a new visitor (a wrong
   // merge is worse than a split); the calibrated one, fitted on bench/accuracy, gives the
@@ -305,13 +345,9 @@ export function decideWithoutToken(visit: VisitContext, candidates: readonly Can
   const calibratedNewWeight = 2 ** (MATCH.calibratedNewBits + newBase);
   const calibratedTotal = calibratedNewWeight + candidatesWeight;
 
-  // Every visitor ID stands for its own browser: look-alikes are never pooled into one answer.
-  const top = [...scored].sort((a, b) => weights.get(b)! - weights.get(a)! || byAge(a, b))[0]!;
-  const group = [top];
-  const groupWeight = weights.get(top)!;
   const posterior = groupWeight / total;
   // A clear margin over the strongest alternative: a browser never seen, or another candidate.
-  const rival = Math.max(newWeight, ...scored.filter((s) => !group.includes(s)).map((s) => weights.get(s)!));
+  const rival = Math.max(newWeight, ...groups.filter((g) => g !== group).map(weightOfGroup));
   const marginBits = Math.log2(groupWeight / rival);
   if (posterior < MATCH.linkPosterior || marginBits < MATCH.linkMarginBits) {
     return {
@@ -321,14 +357,61 @@ export function decideWithoutToken(visit: VisitContext, candidates: readonly Can
       contested: true,
     };
   }
-  const answer = [...group].sort(byAge)[0]!;
-  const path = lookalikes.length > 1 || group.length > 1 ? 'cluster' : isExact(visit.features, answer.candidate.profile) ? 'exact' : 'fuzzy';
+  const answer = top;
+  const path = lookalikes.length > 1 || others > 0 ? 'cluster' : isExact(visit.features, answer.candidate.profile) ? 'exact' : 'fuzzy';
   const exclusiveNetwork = exclusive(answer);
   const evidence = linkEvidence(answer, exclusiveNetwork, lookalikes.length, anonymity);
   return {
     kind: 'link', visitorId: answer.candidate.visitorId, path, confidence: confidence(groupWeight / calibratedTotal, `linked without token: ${evidence}`),
     evidence, marginBits, exclusiveNetwork,
   };
+}
+
+/**
+ * Candidates grouped by browser: an ID joins the group of earlier IDs when it may be their
+ * browser under a new ID after a storage loss (successor()). Each group is sorted by age, its
+ * earliest ID first.
+ */
+export function lineages(scored: readonly CandidateScore[], now: number): CandidateScore[][] {
+  const groups: CandidateScore[][] = [];
+  for (const s of [...scored].sort(byAge)) {
+    const group = MATCH.lineage > 0 ? groups.find((g) => g.every((m) => successor(s.candidate, m.candidate, now))) : undefined;
+    if (group) group.push(s);
+    else groups.push([s]);
+  }
+  return groups;
+}
+
+/**
+ * `later` may be `earlier`'s browser under a new ID after a storage loss: it was created as a
+ * new visitor while look-alikes existed (what a storage loss among look-alikes looks like),
+ * after `earlier`; neither was proven shared by two browsers; their stable hardware and OS
+ * signals are compatible; and their storages were never in use at the same time (one browser
+ * uses one storage at a time; private windows live beside it).
+ */
+export function successor(later: Candidate, earlier: Candidate, now: number): boolean {
+  if (later.profile.contested !== true || later.firstSeenAt <= earlier.firstSeenAt) return false;
+  // The earlier ID went quiet when the later one appeared, for longer than it takes it to come
+  // back at its own rate (relink.ts applies the same rule): another device of its kind that
+  // simply has not visited lately is not taken for it.
+  if (missedVisits(earlier, now - later.firstSeenAt) < MATCH.relinkQuietVisits) return false;
+  if (later.profile.twins || earlier.profile.twins) return false;
+  if (profileIncompatibility(later.profile, earlier.profile) !== null) return false;
+  const normal = (c: Candidate) => (c.profile.jars ?? []).filter((j) => !j.p && !j.x);
+  const mine = normal(later);
+  const theirs = normal(earlier);
+  if (theirs.length === 0) return earlier.lastTokenAt === null || earlier.lastTokenAt <= later.firstSeenAt;
+  return mine.every((a) => theirs.every((b) => a.last < b.first || b.last < a.first));
+}
+
+/**
+ * How many visits `v` would have made in `ms` at its own rate (visits over the time between
+ * its first and last, at least a day); a visitor seen once has no rate: 0.
+ */
+export function missedVisits(v: Candidate, ms: number): number {
+  const count = v.visitCount ?? 0;
+  if (count < 2) return 0;
+  return ((count - 1) / Math.max(DAY_MS, v.lastSeenAt - v.firstSeenAt)) * ms;
 }
 
 /**
@@ -373,11 +456,31 @@ export function hopsThrough(network: string, nets: readonly string[], blocks = M
  * that came back with its token before still has it, unless the user cleared it.
  */
 function storageLossBits(visit: VisitContext, c: Candidate): number {
-  if (visit.features.privateMode || c.lastTokenAt === null) return 0;
-  if ((c.profile.jars ?? []).filter((j) => !j.p).length >= 2) return 0;
+  if (visit.features.privateMode) return 0;
+  const normal = (c.profile.jars ?? []).filter((j) => !j.p);
+  if (normal.length >= 2) return 0;
+  // Its storage was last seen in use this long ago: the shorter, the less likely it is lost
+  // since (a tokenless look-alike an hour after the candidate used its storage is more likely
+  // another device of the same kind).
+  const lastUse = Math.max(c.lastTokenAt ?? 0, ...normal.map((j) => j.last));
+  const recency = lastUse > 0 ? Math.max(-MATCH.recentStorageMaxBits, Math.min(0, Math.log2(Math.max(1, visit.now - lastUse) / (MATCH.recentStorageDays * DAY_MS)))) : 0;
+  if (c.lastTokenAt === null) return recency;
   const capped = visit.features.values.vendor === WEBKIT_VENDOR;
   if (capped && visit.now - c.lastTokenAt >= STORAGE_CAP_MS) return 0;
-  return MATCH.tokenShouldBeAliveBits;
+  return MATCH.tokenShouldBeAliveBits + recency;
+}
+
+const DAY_MS = 24 * 3600 * 1000;
+
+/**
+ * The candidate's browser is expected to arrive without its token: a private window, a browser
+ * already seen losing its storage (several jars), or a WebKit browser whose script storage has
+ * expired (7 days without a visit).
+ */
+function storageExpectedLost(visit: VisitContext, c: Candidate): boolean {
+  if (visit.features.privateMode) return true;
+  if ((c.profile.jars ?? []).filter((j) => !j.p && !j.x).length >= 2) return true;
+  return visit.features.values.vendor === WEBKIT_VENDOR && visit.now - (c.lastTokenAt ?? c.lastSeenAt) >= STORAGE_CAP_MS;
 }
 
 /** WebKit browsers (all iOS browsers, Safari) report this vendor and cap script storage. */

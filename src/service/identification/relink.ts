@@ -35,7 +35,7 @@
  */
 import { incompatibility, profileIncompatibility } from './compatibility.js';
 import { networkKeys } from './features.js';
-import { decideWithoutToken, hopsThrough, MATCH, type Candidate, type KeyCrowding, type MatchPath, type VisitContext } from './matcher.js';
+import { decideWithoutToken, hopsThrough, MATCH, missedVisits, type Candidate, type KeyCrowding, type MatchPath, type VisitContext } from './matcher.js';
 import type { VisitorProfile } from './profile.js';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -90,7 +90,7 @@ export function decideRelink<V extends RelinkVisitor>(f: RelinkFacts<V>): Relink
   const others = f.candidates.filter((c) => c.visitorId !== young.visitorId);
   if (others.length === 0 || visit.network === null) return null;
 
-  const decision = decideWithoutToken(visit, others, withoutVisitor(f.crowding, visitKeys(visit), young.keys));
+  const decision = decideWithoutToken(visit, others, withoutVisitor(f.crowding, visitKeys(visit), young.keys), { strict: true });
   if (decision.kind !== 'link' || decision.marginBits < MATCH.relinkMarginBits) return null;
   const target = others.find((c) => c.visitorId === decision.visitorId)!;
   // The deciding evidence must be a network few visitors use (a home), and not a block of a
@@ -128,16 +128,6 @@ function withoutVisitor(crowding: KeyCrowding, keys: readonly string[], visitorK
     if (out[kind] !== undefined) out[kind] = Math.max(0, out[kind] - 1);
   }
   return out;
-}
-
-/**
- * How many visits `v` would have made in `ms` at its own rate (visits over the time between
- * its first and last, at least a day): had its storage lived, its silence since the young ID
- * appeared would be that unlikely (e^-missed). A visitor seen once has no rate: 0.
- */
-function missedVisits(v: RelinkVisitor, ms: number): number {
-  if (v.visitCount < 2) return 0;
-  return ((v.visitCount - 1) / Math.max(DAY_MS, v.lastSeenAt - v.firstSeenAt)) * ms;
 }
 
 /**

@@ -1,0 +1,170 @@
+/**
+ * `npx tsx --import ./bench/compiled-code.mjs bench/accuracy/diagnose.ts [--browsers N --days D --seed S --match name=value]`
+ * Where re-identification is lost: runs the simulation with concurrency 1 and a probe on every
+ * tokenless decision (decide-identification.ts `identificationProbe`), then classifies each
+ * visit without a token (after a storage loss, in a private window, first visits) by what
+ * happened to the browser's original ID: not retrieved by the candidate query, ruled out by a
+ * hard rule, vetoed or below the minimum score, outweighed (by "a browser never seen" or by
+ * another candidate: the browser's own younger ID, another browser's), or linked elsewhere.
+ */
+import { parseArgs } from 'node:util';
+import { identificationProbe, type IdentificationFacts, type IdentificationPlan } from '../../src/service/identification/decide-identification.js';
+import { incompatibility } from '../../src/service/identification/compatibility.js';
+import { extractFeatures, networkKeys } from '../../src/service/identification/features.js';
+import { MATCH, scoreCandidate } from '../../src/service/identification/matcher.js';
+import { networkPrefix } from '../../src/service/identification/network.js';
+import { CANDIDATES_PER_KEY } from '../../src/service/store/visitors.js';
+import { renderVisit } from './render-visit.js';
+import { applyMatchOverrides } from './match-overrides.js';
+import { planAllVisits } from './schedule.js';
+import { runSimulation } from './simulate.js';
+
+const { values } = parseArgs({
+  options: {
+    browsers: { type: 'string', default: '2000' },
+    days: { type: 'string', default: '30' },
+    seed: { type: 'string', default: 'tessera-1' },
+    match: { type: 'string', multiple: true, default: [] },
+  },
+});
+applyMatchOverrides(MATCH, values.match);
+const browsers = Number(values.browsers);
+const days = Number(values.days);
+const seed = values.seed;
+
+interface Probe { facts: IdentificationFacts; plan: IdentificationPlan }
+const probes: Probe[] = [];
+identificationProbe.tokenless = (facts, plan) => probes.push({ facts, plan });
+
+const result = await runSimulation({ seed, browsers, days, concurrency: 1 });
+identificationProbe.tokenless = undefined;
+const visits = planAllVisits(seed, result.population.browsers, days);
+const { records } = result;
+
+// Which visits went without a token: the first visit of each jar (the simulation keeps one per jar).
+const seenJar = new Set<string>();
+const tokenless: number[] = [];
+visits.forEach((v, i) => {
+  if (!seenJar.has(v.jar)) tokenless.push(i);
+  seenJar.add(v.jar);
+});
+if (tokenless.length !== probes.length) throw new Error(`probes ${probes.length} != tokenless visits ${tokenless.length}`);
+
+const original = new Map<number, string>();
+const owner = new Map<string, number>();
+for (const r of records) {
+  if (!r.serviceId) continue;
+  if (!original.has(r.browser)) original.set(r.browser, r.serviceId);
+  if (!owner.has(r.serviceId)) owner.set(r.serviceId, r.browser);
+}
+
+const counts = new Map<string, Map<string, number>>();
+const add = (condition: string, what: string) => {
+  const m = counts.get(condition) ?? new Map<string, number>();
+  m.set(what, (m.get(what) ?? 0) + 1);
+  counts.set(condition, m);
+};
+
+// The oracle's original ID per browser: a visit the oracle gave it to was distinguishable.
+const oracleOriginal = new Map<number, string>();
+for (const r of records) if (!oracleOriginal.has(r.browser)) oracleOriginal.set(r.browser, r.oracleId);
+
+// Every key each ID wrote, and when (replays the store's visitor_keys, relinks aside).
+const keyIndex = new Map<string, Map<string, number>>();
+const probeOf = new Map<number, Probe>();
+tokenless.forEach((i, k) => probeOf.set(i, probes[k]!));
+records.forEach((r, i) => {
+  const probe = probeOf.get(i);
+  if (probe) classify(i, probe);
+  if (!r.serviceId) return;
+  const rendered = renderVisit(seed, result.population.browsers[r.browser]!, visits[i]!);
+  const features = extractFeatures(rendered.signals);
+  for (const key of [...features.blockingKeys, ...networkKeys(features, networkPrefix(rendered.ip))]) {
+    const m = keyIndex.get(key) ?? new Map<string, number>();
+    m.set(r.serviceId, r.t);
+    keyIndex.set(key, m);
+  }
+});
+
+/** Why the original ID was not among the candidates: no shared key, or crowded out of each shared one. */
+function retrievalMiss(probe: Probe, orig: string): string {
+  const keys = [...probe.facts.visit.features.blockingKeys, ...networkKeys(probe.facts.visit.features, probe.facts.visit.network)];
+  const shared: string[] = [];
+  for (const key of keys) {
+    const m = keyIndex.get(key);
+    const at = m?.get(orig);
+    if (!m || at === undefined || key.startsWith('p:')) continue;
+    const rank = [...m.values()].filter((t) => t > at).length;
+    shared.push(`${key.slice(0, key.indexOf(':'))}${rank >= CANDIDATES_PER_KEY ? '>8' : `#${rank}`}`);
+  }
+  return shared.length === 0 ? 'no shared key' : `crowded out (${shared.sort().join(' ')})`;
+}
+
+function classify(i: number, probe: Probe) {
+  const r = records[i]!;
+  const { facts, plan } = probe;
+  const distinguishable = r.oracleId === oracleOriginal.get(r.browser);
+  const condition = `${r.condition}${r.condition === 'first-visit' ? '' : distinguishable ? ' (oracle: distinguishable)' : ' (oracle: ambiguous)'}`;
+  const answer = r.serviceId!;
+  const orig = original.get(r.browser);
+  const netKind = r.network;
+  if (r.condition === 'first-visit') {
+    add(condition, plan.kind === 'create' ? 'new ID (right)' : `linked to another browser's ID (${netKind})`);
+    if (process.env.DIAG_FIRST && plan.kind === 'link') {
+      const t = plan.visitor;
+      const jars = (t.profile.jars ?? []).map((j) => `${j.p ? 'p' : ''}${Math.round((facts.visit.now - j.last) / 3.6e6)}h`).join(',');
+      console.log(`FIRST ${netKind} -> ${plan.path} visits=${t.visitCount} lastToken=${t.lastTokenAt === null ? '-' : Math.round((facts.visit.now - t.lastTokenAt) / 3.6e6) + 'h'} jars=${jars} p=${facts.crowding.p} n=${facts.crowding.n} r=${facts.crowding.r} f=${facts.crowding.f} l=${facts.crowding.l} x=${facts.crowding.x} | ${plan.confidence.comment}`);
+    }
+    return;
+  }
+  if (answer === orig) {
+    add(condition, `RIGHT: original ID (${plan.kind === 'link' ? plan.path : plan.kind})`);
+    return;
+  }
+  const c = facts.candidates.find((x) => x.visitorId === orig);
+  if (plan.kind === 'link') {
+    const who = owner.get(answer) === r.browser ? "own younger ID" : "another browser's ID";
+    add(condition, `linked to ${who}${c ? '' : ' (original not retrieved)'}`);
+    return;
+  }
+  if (!c) {
+    add(condition, `new: original not retrieved: ${retrievalMiss(probe, orig!).replace(/#\d+/g, '')} [${netKind}]`);
+    return;
+  }
+  const incompatible = incompatibility(facts.visit.features, c.profile);
+  if (incompatible) {
+    add(condition, `new: original ruled out by hard rule ${incompatible}`);
+    return;
+  }
+  const s = scoreCandidate(facts.visit, c);
+  if (s.vetoed) {
+    add(condition, `new: original vetoed (${s.contradictions.join(',')})`);
+    return;
+  }
+  if (s.score < MATCH.minScore) {
+    add(condition, `new: original below minScore (${Math.round(s.score)})`);
+    return;
+  }
+  const others = facts.candidates.filter((x) => x !== c && incompatibility(facts.visit.features, x.profile) === null).map((x) => scoreCandidate(facts.visit, x)).filter((x) => !x.vetoed && x.score >= MATCH.minScore);
+  const ownRivals = others.filter((x) => owner.get(x.candidate.visitorId) === r.browser).length;
+  const strangerRivals = others.length - ownRivals;
+  const net = s.sameNetwork ? ((facts.crowding.p ?? 0) >= MATCH.sharedNetworkVisitors ? 'same shared net' : 'same net') : s.sameWideNetwork ? 'same wide net' : 'other net';
+  if (process.env.DIAG_DETAIL && distinguishable && s.sameNetwork) detail(r, probe, s, c.visitorId);
+  const rivals = [ownRivals > 0 ? 'own younger ID' : '', strangerRivals > 0 ? 'strangers' : ''].filter(Boolean).join('+') || 'none';
+  add(condition, `new: outweighed (rivals ${rivals}; ${net})`);
+}
+
+
+for (const [condition, m] of counts) {
+  const total = [...m.values()].reduce((a, b) => a + b, 0);
+  console.log(`\n## ${condition} (${total} tokenless visits)`);
+  for (const [what, n] of [...m].sort((a, b) => b[1] - a[1])) console.log(`${String(n).padStart(6)}  ${((100 * n) / total).toFixed(1).padStart(5)}%  ${what}`);
+}
+
+function detail(r: (typeof records)[number], probe: Probe, s: ReturnType<typeof scoreCandidate>, orig: string) {
+  const { facts } = probe;
+  const all = facts.candidates.filter((x) => incompatibility(facts.visit.features, x.profile) === null).map((x) => scoreCandidate(facts.visit, x)).filter((x) => !x.vetoed && x.score >= MATCH.minScore);
+  const line = all.map((x) => `${x.candidate.visitorId === orig ? 'ORIG' : owner.get(x.candidate.visitorId) === r.browser ? 'own' : 'str'}:${Math.round(x.score)}${x.sameNetwork ? 'N' : x.sameWideNetwork ? 'W' : ''}${x.candidate.profile.contested ? 'c' : ''}${x.candidate.profile.twins ? 't' : ''} v${(x.candidate as { visitCount?: number }).visitCount}`).join(' ');
+  console.log(`DETAIL ${r.condition} ${r.network} p=${facts.crowding.p} n=${facts.crowding.n} r=${facts.crowding.r} f=${facts.crowding.f} l=${facts.crowding.l} x=${facts.crowding.x} h=${facts.crowding.h} | ${line} | ${probe.plan.confidence.comment ?? ''}`);
+  void s;
+}
