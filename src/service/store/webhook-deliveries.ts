@@ -4,7 +4,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { internalsOf, type Store } from './handle.js';
-import { newTimeOrderedId } from './ids.js';
+import { eventIdTime, newTimeOrderedId } from './ids.js';
 import { prepareQuery } from './prepared-query.js';
 import type { Database, DeliveryRows, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookDeliveryPayloadsTable, WebhooksTable } from './schema.js';
 
@@ -12,7 +12,12 @@ import type { Database, DeliveryRows, WebhookAttemptsTable, WebhookDeliveriesTab
 export interface NewDelivery {
   webhookId: string;
   eventId: string;
-  payload: string;
+  /**
+   * The body, when it is not the event's stored payload (a legacy webhook's v3 visit). Absent,
+   * the delivery sends its event's payload, read when it is claimed: the event's JSON is not
+   * written a second time per delivery.
+   */
+  payload?: string;
 }
 
 /** Deliveries are attempted for this long after queueing (or a resend), then marked failed. */
@@ -36,13 +41,13 @@ export function deliveryRows(deliveries: readonly NewDelivery[], now: number): D
       created_at: now,
       delivered_at: null,
     });
-    payloads.push({ delivery_id: id, payload: d.payload });
+    if (d.payload !== undefined) payloads.push({ delivery_id: id, payload: d.payload });
   }
   return { rows, payloads };
 }
 
 /** Every column of webhook_deliveries, in the order deliveryRows writes them. */
-const DELIVERY_COLUMNS = Object.keys(deliveryRows([{ webhookId: '', eventId: '', payload: '' }], 0).rows[0]!) as (keyof WebhookDeliveriesTable)[];
+const DELIVERY_COLUMNS = Object.keys(deliveryRows([{ webhookId: '', eventId: '' }], 0).rows[0]!) as (keyof WebhookDeliveriesTable)[];
 
 // One delivery per event and webhook, written with the event: compiled once (prepared-query.ts).
 const insertDeliveryQuery = prepareQuery((db: Kysely<Database>, param) =>
@@ -103,12 +108,54 @@ export async function claimDueDeliveries(
     .execute();
   const webhookById = new Map(webhooks.map((w) => [w.id, w]));
   const payloadById = new Map(payloads.map((p) => [p.delivery_id, p.payload]));
+  // The others send their event's stored payload.
+  const eventIds = [...new Set(claimed.filter((c) => !payloadById.has(c.id)).map((c) => c.event_id))];
+  const eventPayloads = new Map((await eventPayloadsById(store, eventIds)).map((e) => [e.event_id, e.payload]));
   return claimed.flatMap(({ webhook_id, ...delivery }) => {
     const webhook = webhookById.get(webhook_id);
-    const payload = payloadById.get(delivery.id);
+    const payload = payloadById.get(delivery.id) ?? eventPayloads.get(delivery.event_id);
     // Deleted between the claim and these reads (its webhook, event or visitor): nothing to send.
     return webhook && payload !== undefined ? [{ delivery: { ...delivery, payload }, webhook }] : [];
   });
+}
+
+/**
+ * The stored payloads of these events. Each id's time is the event's (ids.ts `eventIdTime`):
+ * on PostgreSQL the times name the partitions to read; ids without a time are looked up alone.
+ */
+async function eventPayloadsById(store: Store, eventIds: readonly string[]): Promise<{ event_id: string; payload: string }[]> {
+  if (eventIds.length === 0) return [];
+  const { db } = internalsOf(store);
+  const times = eventIds.map(eventIdTime);
+  const timed = eventIds.filter((_, i) => times[i] !== undefined);
+  const untimed = eventIds.filter((_, i) => times[i] === undefined);
+  const rows: { event_id: string; payload: string }[] = [];
+  if (timed.length > 0) {
+    const distinctTimes = [...new Set(times.filter((t) => t !== undefined))];
+    rows.push(...(await db.selectFrom('events').select(['event_id', 'payload']).where('event_id', 'in', timed).where('timestamp', 'in', distinctTimes).execute()));
+  }
+  if (untimed.length > 0) rows.push(...(await db.selectFrom('events').select(['event_id', 'payload']).where('event_id', 'in', untimed).execute()));
+  return rows;
+}
+
+/**
+ * When an event's payload is replaced (a Server API update), in that transaction: its
+ * deliveries that send the event's payload get a copy of `payload`, the old one they were
+ * queued with, so that every attempt and resend of a delivery sends the same bytes.
+ */
+export async function keepDeliveryBodies(store: Store, eventId: string, payload: string): Promise<void> {
+  const { db } = internalsOf(store);
+  await db
+    .insertInto('webhook_delivery_payloads')
+    .columns(['delivery_id', 'payload'])
+    .expression(
+      db
+        .selectFrom('webhook_deliveries')
+        .select((eb) => ['id', eb.cast<string>(eb.val(payload), 'text').as('payload')])
+        .where('event_id', '=', eventId)
+        .where((eb) => eb.not(eb.exists(eb.selectFrom('webhook_delivery_payloads').select('delivery_id').whereRef('webhook_delivery_payloads.delivery_id', '=', 'webhook_deliveries.id')))),
+    )
+    .execute();
 }
 
 export type AttemptOutcome = { status: 'delivered' } | { status: 'failed' } | { status: 'retry'; at: number };
