@@ -188,6 +188,10 @@ export async function recordAttempts(store: Store, owner: string, records: reado
   if (records.length === 0) return [];
   return store.transaction(async (trx) => {
     const { db } = internalsOf(trx);
+    // SQLite would otherwise drive the join from the status index, every pending delivery (the
+    // whole backlog) against the pass's list; `+` keeps the index out, so each listed delivery
+    // is found by its id. PostgreSQL joins by id as it is (and has no unary + on text).
+    const pendingStatus = store.engine === 'sqlite' ? sql`+webhook_deliveries.status` : sql`webhook_deliveries.status`;
     const settled = new Set<string>();
     for (let i = 0; i < records.length; i += SETTLE_CHUNK) {
       const states = records.slice(i, i + SETTLE_CHUNK).map(({ deliveryId, attempt, outcome }) => {
@@ -206,7 +210,7 @@ export async function recordAttempts(store: Store, owner: string, records: reado
           leased_until = null,
           lease_owner = null
         from (${sql.join(states, sql` union all `)}) as s
-        where webhook_deliveries.id = s.id and webhook_deliveries.lease_owner = ${owner} and webhook_deliveries.status = 'pending'
+        where webhook_deliveries.id = s.id and webhook_deliveries.lease_owner = ${owner} and ${pendingStatus} = 'pending'
         returning webhook_deliveries.id`.execute(db);
       for (const row of rows) settled.add(row.id);
     }
