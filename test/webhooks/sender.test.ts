@@ -29,6 +29,17 @@ describe('webhook sender', () => {
     ]);
   });
 
+  it('checks the addresses of a host name on every send, also when they come from its cache', async () => {
+    receiver = await startReceiver();
+    const send = createSender({ allowPrivateTargets: false });
+    for (let i = 0; i < 2; i++) {
+      const result = await send(`https://localhost:${receiver.port}/hook`, '{}', {});
+      expect(result).toMatchObject({ ok: false, httpStatus: null });
+      expect(result.error).toMatch(/target refused: localhost resolves to .*loopback/);
+    }
+    expect(receiver.requests).toHaveLength(0);
+  });
+
   it('fails on a certificate it does not trust', async () => {
     receiver = await startReceiver();
     const result = await createSender({ allowPrivateTargets: true })(receiver.url, '{}', {});

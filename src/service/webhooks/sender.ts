@@ -3,7 +3,8 @@
  * it resolves to is checked (address-policy.ts) before connecting; the connection then goes
  * to the checked address itself, with the original host name for SNI, certificate checks and
  * the Host header, so a DNS answer that changes between check and connect (DNS rebinding)
- * cannot redirect it. Redirects are not followed (a 3xx is a failed attempt: following one would
+ * cannot redirect it. A host name's addresses are looked up at most every 5 s; cached ones are
+ * checked like fresh ones before every connection. Redirects are not followed (a 3xx is a failed attempt: following one would
  * reach an unchecked target). At most RESPONSE_LIMIT bytes of the answer are read.
  *
  * The HTTP client is undici's (a connection pool per checked address, port and server name,
@@ -46,6 +47,9 @@ class Refused extends Error {}
 const MAX_POOLS = 64;
 /** Connections per pool: the requests in flight to one receiver address at once. */
 const POOL_CONNECTIONS = 16;
+/** How long a host name's looked-up addresses are used. */
+const RESOLVED_TTL_MS = 5000;
+const MAX_RESOLVED = 1000;
 
 export function createSender(opts: SenderOptions): Sender {
   const timeoutMs = opts.timeoutMs ?? SEND_TIMEOUT_MS;
@@ -82,9 +86,22 @@ export function createSender(opts: SenderOptions): Sender {
     return pool;
   };
 
+  // A host name's addresses are looked up again after RESOLVED_TTL_MS, not for every delivery
+  // (a lookup takes a thread-pool round trip); whatever the cache holds is checked before use.
+  const resolved = new Map<string, { addresses: { address: string; family: number }[]; until: number }>();
+  const lookupCached = async (hostname: string) => {
+    const now = performance.now();
+    const cached = resolved.get(hostname);
+    if (cached && cached.until > now) return cached.addresses;
+    const addresses = await lookup(hostname, { all: true, verbatim: true });
+    if (resolved.size >= MAX_RESOLVED) resolved.clear();
+    resolved.set(hostname, { addresses, until: now + RESOLVED_TTL_MS });
+    return addresses;
+  };
+
   /** The address to connect to, after checking every address the host resolves to. */
   async function resolveTarget(hostname: string): Promise<{ address: string; family: number }> {
-    const addresses = isIP(hostname) ? [{ address: hostname, family: isIP(hostname) }] : await lookup(hostname, { all: true, verbatim: true });
+    const addresses = isIP(hostname) ? [{ address: hostname, family: isIP(hostname) }] : await lookupCached(hostname);
     if (addresses.length === 0) throw new Error(`${hostname} does not resolve`);
     if (!opts.allowPrivateTargets) {
       for (const { address } of addresses) {
