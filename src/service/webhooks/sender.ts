@@ -14,7 +14,8 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { createSecureContext } from 'node:tls';
-import { Pool } from 'undici';
+import type * as Undici from 'undici';
+import type { Pool } from 'undici';
 import { refusedAddressReason } from './address-policy.js';
 
 /** The receiver must answer within this time (contract: 2xx within 3 s). */
@@ -61,7 +62,7 @@ export function createSender(opts: SenderOptions): Sender {
   // connects only to the address it is keyed by (checked before it is used), so reuse never
   // bypasses the check.
   const pools = new Map<string, Pool>();
-  const poolFor = (address: string, family: number, port: string, servername: string | undefined): Pool => {
+  const poolFor = async (address: string, family: number, port: string, servername: string | undefined): Promise<Pool> => {
     const key = `${address}|${port}|${servername ?? ''}`;
     let pool = pools.get(key);
     if (pool) {
@@ -69,6 +70,7 @@ export function createSender(opts: SenderOptions): Sender {
       pools.delete(key);
     } else {
       const host = family === 6 ? `[${address}]` : address;
+      const { Pool } = await loadUndici();
       pool = new Pool(`https://${host}:${port}`, {
         connections: POOL_CONNECTIONS,
         pipelining: 1,
@@ -139,7 +141,7 @@ export function createSender(opts: SenderOptions): Sender {
         timedOut.catch(() => undefined);
         resolved = await Promise.race([resolveTarget(target.hostname), timedOut]);
       }
-      const pool = poolFor(resolved.address, resolved.family, target.port, isIP(target.hostname) ? undefined : target.hostname);
+      const pool = await poolFor(resolved.address, resolved.family, target.port, isIP(target.hostname) ? undefined : target.hostname);
       const response = await pool.request({ path: target.path, method: 'POST', headers: { ...headers, host: target.host }, body, signal: abort.signal });
       // The status line is the receiver's answer: a timeout while reading the body does not change it.
       status = response.statusCode;
@@ -172,6 +174,11 @@ export function createSender(opts: SenderOptions): Sender {
     }
   };
 }
+
+// Loaded with the first pool (~0.1 s): the service's main thread, which sends only
+// verifications, does not pay for it at start.
+let undici: Promise<typeof Undici> | undefined;
+const loadUndici = () => (undici ??= import('undici'));
 
 interface Target {
   protocol: string;
