@@ -287,8 +287,8 @@ export async function resendDelivery(
 
 /**
  * Deletes the deliveries (any status) of these events and, by cascade, their attempts; returns
- * how many deliveries. For every deletion of events, in its transaction: a delivery holds a copy
- * of its event, which must not outlive it nor be sent after it was deleted.
+ * how many deliveries. For every deletion of events, in its transaction: a delivery sends its
+ * event (or a copy of it), which must not outlive it nor be sent after it was deleted.
  */
 export async function deleteDeliveriesOfEvents(store: Store, eventIds: readonly string[]): Promise<number> {
   if (eventIds.length === 0) return 0;
