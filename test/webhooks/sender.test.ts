@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
+import { isValidWebhookSignature } from '../../src/server/index.js';
 import { createSender } from '../../src/service/webhooks/sender.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
@@ -27,6 +28,18 @@ describe('webhook sender', () => {
       ['/hook?x=1', '{"n":1}', `localhost:${receiver.port}`, 'application/json', '7'],
       ['/hook?x=1', '{"n":2}', `localhost:${receiver.port}`, 'application/json', '7'],
     ]);
+  });
+
+  it('signs the body with the signing key it is given, and only then', async () => {
+    receiver = await startReceiver();
+    const send = trusting(receiver);
+    await send(receiver.url, '{"signed":true}', {}, 'key-1');
+    await send(receiver.url, '{"signed":false}', {}, null);
+    const [signed, unsigned] = receiver.requests;
+    const header = signed!.headers['fpjs-event-signature'] as string;
+    expect(isValidWebhookSignature({ header, data: signed!.body, secret: 'key-1' })).toBe(true);
+    expect(isValidWebhookSignature({ header, data: signed!.body, secret: 'key-2' })).toBe(false);
+    expect(unsigned!.headers['fpjs-event-signature']).toBeUndefined();
   });
 
   it('checks the addresses of a host name on every send, also when they come from its cache', async () => {

@@ -16,7 +16,9 @@ import { isIP } from 'node:net';
 import { createSecureContext } from 'node:tls';
 import type * as Undici from 'undici';
 import type { Pool } from 'undici';
+import { WEBHOOK_SIGNATURE_HEADER } from '../../events/webhook-signature.js';
 import { refusedAddressReason } from './address-policy.js';
+import { signWebhookBody } from './signer.js';
 
 /** The receiver must answer within this time (contract: 2xx within 3 s). */
 export const SEND_TIMEOUT_MS = 3000;
@@ -40,7 +42,12 @@ export interface SenderOptions {
   timeoutMs?: number;
 }
 
-export type Sender = (url: string, body: string, headers: Record<string, string>) => Promise<SendResult>;
+/**
+ * Sends `body` to `url` with `headers`; with `signingKey`, signed (the `FPJS-Event-Signature`
+ * header, signer.ts) where it is sent: the HMAC of a delivery's body is the delivery thread's
+ * work, not the service's main thread's.
+ */
+export type Sender = (url: string, body: string, headers: Record<string, string>, signingKey?: string | null) => Promise<SendResult>;
 
 class Refused extends Error {}
 
@@ -114,7 +121,7 @@ export function createSender(opts: SenderOptions): Sender {
     return addresses[0]!;
   }
 
-  return async (url, body, headers) => {
+  return async (url, body, headers, signingKey) => {
     const started = performance.now();
     const result = (httpStatus: number | null, error: string | null): SendResult => ({
       ok: error === null,
@@ -142,7 +149,8 @@ export function createSender(opts: SenderOptions): Sender {
         resolved = await Promise.race([resolveTarget(target.hostname), timedOut]);
       }
       const pool = await poolFor(resolved.address, resolved.family, target.port, isIP(target.hostname) ? undefined : target.hostname);
-      const response = await pool.request({ path: target.path, method: 'POST', headers: { ...headers, host: target.host }, body, signal: abort.signal });
+      const sent = signingKey ? { ...headers, [WEBHOOK_SIGNATURE_HEADER]: signWebhookBody(body, signingKey), host: target.host } : { ...headers, host: target.host };
+      const response = await pool.request({ path: target.path, method: 'POST', headers: sent, body, signal: abort.signal });
       // The status line is the receiver's answer: a timeout while reading the body does not change it.
       status = response.statusCode;
       if (status >= 200 && status < 300) {
