@@ -85,6 +85,17 @@ describe.each(ENGINES)('webhook outbox (%s)', (engine) => {
     await recordAttempts(store, 'bodies', claimed.map((c) => ({ deliveryId: c.delivery.id, webhookId: webhook.id, attempt: { attempted_at: Date.now(), http_status: 200, latency_ms: 1, error: null }, outcome: { status: 'delivered' as const } })));
   });
 
+  it("finds the event of a delivery also when its id's time is not the event's", async () => {
+    const webhook = await createWebhook(store, { workspaceId: bootstrap.workspaceId, environmentId: null, url: 'https://example.com/hook', now: Date.now() });
+    const ids = { workspaceId: bootstrap.workspaceId, environmentId: bootstrap.environmentId };
+    const now = Date.now();
+    const odd: V4Event = { event_id: newEventId(now - 60_000), timestamp: now, environment_id: bootstrap.environmentId };
+    await insertEvent(store, odd, ids, { deliveries: [{ webhookId: webhook.id, eventId: odd.event_id }] });
+    const claimed = await claimDueDeliveries(store, { owner: 'odd', now: Date.now(), leaseMs: 30_000, limit: 100 });
+    expect(claimed.find((c) => c.delivery.event_id === odd.event_id)?.delivery.payload).toBe(eventPayload(odd));
+    await recordAttempts(store, 'odd', claimed.map((c) => ({ deliveryId: c.delivery.id, webhookId: webhook.id, attempt: { attempted_at: Date.now(), http_status: 200, latency_ms: 1, error: null }, outcome: { status: 'delivered' as const } })));
+  });
+
   it('records a batch of attempts when one delivery was deleted during its send', async () => {
     const webhook = await createWebhook(store, { workspaceId: bootstrap.workspaceId, environmentId: null, url: 'https://example.com/hook', now: Date.now() });
     const ids = { workspaceId: bootstrap.workspaceId, environmentId: bootstrap.environmentId };

@@ -121,20 +121,19 @@ export async function claimDueDeliveries(
 
 /**
  * The stored payloads of these events. Each id's time is the event's (ids.ts `eventIdTime`):
- * on PostgreSQL the times name the partitions to read; ids without a time are looked up alone.
+ * on PostgreSQL the times name the partitions to read. Ids without a time, or whose event was
+ * not found at it, are looked up by id alone.
  */
 async function eventPayloadsById(store: Store, eventIds: readonly string[]): Promise<{ event_id: string; payload: string }[]> {
   if (eventIds.length === 0) return [];
   const { db } = internalsOf(store);
+  const byId = (ids: readonly string[]) => db.selectFrom('events').select(['event_id', 'payload']).where('event_id', 'in', ids);
   const times = eventIds.map(eventIdTime);
   const timed = eventIds.filter((_, i) => times[i] !== undefined);
-  const untimed = eventIds.filter((_, i) => times[i] === undefined);
-  const rows: { event_id: string; payload: string }[] = [];
-  if (timed.length > 0) {
-    const distinctTimes = [...new Set(times.filter((t) => t !== undefined))];
-    rows.push(...(await db.selectFrom('events').select(['event_id', 'payload']).where('event_id', 'in', timed).where('timestamp', 'in', distinctTimes).execute()));
-  }
-  if (untimed.length > 0) rows.push(...(await db.selectFrom('events').select(['event_id', 'payload']).where('event_id', 'in', untimed).execute()));
+  const rows = timed.length === 0 ? [] : await byId(timed).where('timestamp', 'in', [...new Set(times.filter((t) => t !== undefined))]).execute();
+  const found = new Set(rows.map((r) => r.event_id));
+  const rest = eventIds.filter((id) => !found.has(id));
+  if (rest.length > 0) rows.push(...(await byId(rest).execute()));
   return rows;
 }
 
