@@ -147,7 +147,7 @@ describe('tessera-id-service', () => {
   it('installs its real dependencies (pg and ioredis optional) without engine warnings', () => {
     expect(output).not.toMatch(/EBADENGINE/);
     const modules = readdirSync(join(dir, 'node_modules'));
-    for (const dep of ['fastify', 'better-sqlite3', 'kysely', 'pino', 'isbot', 're2js', 'ipaddr.js', 'rate-limiter-flexible', 'ua-parser-js', 'pg', 'ioredis'])
+    for (const dep of ['fastify', 'better-sqlite3', 'kysely', 'pino', 'isbot', 're2js', 'ipaddr.js', 'rate-limiter-flexible', 'ua-parser-js', 'undici', 'pg', 'ioredis'])
       expect(modules, dep).toContain(dep);
     expect(modules).not.toContain('tessera-id'); // the agent's CDN builds are inside, not a dependency
     const pkg = join(dir, 'node_modules/tessera-id-service');

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { V4Event } from '../../src/events/v4-event.js';
 import { ensureBootstrap, type Bootstrap } from '../../src/service/bootstrap.js';
-import { countEvents, insertEvent } from '../../src/service/store/events.js';
+import { countEvents, eventPayload, insertEvent, replaceEventPayload } from '../../src/service/store/events.js';
 import { newEventId } from '../../src/service/store/ids.js';
 import { kyselyOf, openStore, type Store } from '../../src/service/store/index.js';
 import { claimDueDeliveries, recordAttempts } from '../../src/service/store/webhook-deliveries.js';
@@ -51,6 +51,49 @@ describe.each(ENGINES)('webhook outbox (%s)', (engine) => {
     const deliveries = await kyselyOf(store).selectFrom('webhook_deliveries').select(['event_id', 'status']).execute();
     expect(deliveries).toEqual([{ event_id: good.event_id, status: 'pending' }]);
     expect(await countEvents(store)).toBe(1);
+  });
+
+  it("sends a v4 delivery its event's stored payload, without a copy, and keeps that body when the event is updated", async () => {
+    const webhook = await createWebhook(store, { workspaceId: bootstrap.workspaceId, environmentId: null, url: 'https://example.com/hook', now: Date.now() });
+    const ids = { workspaceId: bootstrap.workspaceId, environmentId: bootstrap.environmentId };
+    const [updated, untouched, legacy] = [event(), event(), event()];
+    const payloadOf = new Map([updated, untouched, legacy].map((e) => [e.event_id, eventPayload(e)]));
+    for (const e of [updated, untouched]) await insertEvent(store, e, ids, { payload: payloadOf.get(e.event_id)!, deliveries: [{ webhookId: webhook.id, eventId: e.event_id }] });
+    await insertEvent(store, legacy, ids, { payload: payloadOf.get(legacy.event_id)!, deliveries: [{ webhookId: webhook.id, eventId: legacy.event_id, payload: '{"v3":true}' }] });
+    const db = kyselyOf(store);
+    const deliveryIds = (await db.selectFrom('webhook_deliveries').select('id').where('event_id', 'in', [...payloadOf.keys()]).execute()).map((d) => d.id);
+    // Only the delivery with a body of its own stores one.
+    expect(await db.selectFrom('webhook_delivery_payloads').select('payload').where('delivery_id', 'in', deliveryIds).execute()).toEqual([{ payload: '{"v3":true}' }]);
+
+    const replaced = await replaceEventPayload(store, {
+      workspaceId: ids.workspaceId,
+      eventId: updated.event_id,
+      timestamp: updated.timestamp,
+      environmentId: ids.environmentId,
+      previousPayload: payloadOf.get(updated.event_id)!,
+      event: { ...updated, linked_id: 'changed' },
+    });
+    expect(replaced).toBe(true);
+    const claimed = await claimDueDeliveries(store, { owner: 'bodies', now: Date.now(), leaseMs: 30_000, limit: 100 });
+    const bodies = Object.fromEntries(claimed.filter((c) => payloadOf.has(c.delivery.event_id)).map((c) => [c.delivery.event_id, c.delivery.payload]));
+    expect(bodies).toEqual({
+      // Queued before the update: the body it was queued with.
+      [updated.event_id]: payloadOf.get(updated.event_id),
+      [untouched.event_id]: payloadOf.get(untouched.event_id),
+      [legacy.event_id]: '{"v3":true}',
+    });
+    await recordAttempts(store, 'bodies', claimed.map((c) => ({ deliveryId: c.delivery.id, webhookId: webhook.id, attempt: { attempted_at: Date.now(), http_status: 200, latency_ms: 1, error: null }, outcome: { status: 'delivered' as const } })));
+  });
+
+  it("finds the event of a delivery also when its id's time is not the event's", async () => {
+    const webhook = await createWebhook(store, { workspaceId: bootstrap.workspaceId, environmentId: null, url: 'https://example.com/hook', now: Date.now() });
+    const ids = { workspaceId: bootstrap.workspaceId, environmentId: bootstrap.environmentId };
+    const now = Date.now();
+    const odd: V4Event = { event_id: newEventId(now - 60_000), timestamp: now, environment_id: bootstrap.environmentId };
+    await insertEvent(store, odd, ids, { deliveries: [{ webhookId: webhook.id, eventId: odd.event_id }] });
+    const claimed = await claimDueDeliveries(store, { owner: 'odd', now: Date.now(), leaseMs: 30_000, limit: 100 });
+    expect(claimed.find((c) => c.delivery.event_id === odd.event_id)?.delivery.payload).toBe(eventPayload(odd));
+    await recordAttempts(store, 'odd', claimed.map((c) => ({ deliveryId: c.delivery.id, webhookId: webhook.id, attempt: { attempted_at: Date.now(), http_status: 200, latency_ms: 1, error: null }, outcome: { status: 'delivered' as const } })));
   });
 
   it('records a batch of attempts when one delivery was deleted during its send', async () => {

@@ -36,7 +36,8 @@ describe('threaded webhook sender', () => {
     receiver = await startReceiver(() => undefined);
     sender = createThreadedSender({ allowPrivateTargets: true, ca: [...rootCertificates, readFileSync(receiver.caFile, 'utf8')] });
     const inFlight = sender(receiver.url, '{}', {});
-    await expect.poll(() => receiver!.requests.length).toBe(1);
+    // The new thread loads the sender (and its HTTP client) first: slow on a busy machine.
+    await expect.poll(() => receiver!.requests.length, { timeout: 10_000 }).toBe(1);
     await sender.close();
     expect(await inFlight).toMatchObject({ ok: false, httpStatus: null, error: 'webhook delivery thread closed' });
     receiver.answer = (_req, res) => res.writeHead(204).end();

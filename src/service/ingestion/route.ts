@@ -125,14 +125,14 @@ export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: Service
       replayed: activity.replayed,
     });
     const ids = { workspaceId: key.workspace_id, environmentId, requestHash: hash };
-    // The event's JSON, made once: the stored payload (which the Server API returns as is), the
-    // body of v4 webhook deliveries and, with an encryption key, what is sealed.
+    // The event's JSON, made once: the stored payload (which the Server API returns as is, and
+    // v4 webhook deliveries send) and, with an encryption key, what is sealed.
     const payload = eventPayload(event);
     // Sealed before anything is written: a sealing failure stores nothing (no event, no visitor
     // change, no delivery) and answers 500 failed.
     const sealedResult = await sealedResultFor(ctx, environmentId, payload);
     // The webhook outbox is written in the event's transaction: no event without its deliveries.
-    const deliveries = await deliveriesForEvent(ctx.store, event, ids, payload);
+    const deliveries = await deliveriesForEvent(ctx.store, event, ids);
     await insertEvent(ctx.store, event, ids, { payload, deliveries, now, visitor: visitorWrite });
 
     const response: IdentifyResponse = {

@@ -8,10 +8,11 @@ import type { V4Event } from '../../events/v4-event.js';
 import { commitTogether, groupWriter } from './group-commit.js';
 import { internalsOf, type Store } from './handle.js';
 import { dropEventPartition, ensureEventPartitions, listEventPartitions, RETENTION_LOCK } from './event-partitions.js';
+import { eventIdTime } from './ids.js';
 import { ipSortKey } from './ip-sort.js';
 import { prepareQuery } from './prepared-query.js';
 import type { Database, DeliveryRows, EventsTable } from './schema.js';
-import { deleteDeliveriesOfEvents, deliveryRows, insertDeliveryRows, type NewDelivery } from './webhook-deliveries.js';
+import { deleteDeliveriesOfEvents, deliveryRows, insertDeliveryRows, keepDeliveryBodies, type NewDelivery } from './webhook-deliveries.js';
 import { POSTGRES_VISITOR_WRITES, preparePostgresWrites, writeVisitor, type VisitorStatement, type VisitorWrite } from './visitors.js';
 
 function flag(value: boolean | undefined): number | null {
@@ -99,12 +100,15 @@ async function writeEvents(store: Store, writes: EventWrite[]): Promise<void> {
   } else {
     // PostgreSQL outside a transaction: one statement (data-modifying CTEs) is atomic and
     // costs one round trip, where BEGIN ... COMMIT would cost three more.
-    await db
-      .with('stored_events', (cte) => cte.insertInto('events').values(writes.map((w) => w.row)))
-      .with('stored_deliveries', (cte) => cte.insertInto('webhook_deliveries').values(deliveries.rows))
-      .insertInto('webhook_delivery_payloads')
-      .values(deliveries.payloads)
-      .execute();
+    const withEvents = db.with('stored_events', (cte) => cte.insertInto('events').values(writes.map((w) => w.row)));
+    if (deliveries.payloads.length === 0) await withEvents.insertInto('webhook_deliveries').values(deliveries.rows).execute();
+    else {
+      await withEvents
+        .with('stored_deliveries', (cte) => cte.insertInto('webhook_deliveries').values(deliveries.rows))
+        .insertInto('webhook_delivery_payloads')
+        .values(deliveries.payloads)
+        .execute();
+    }
   }
 }
 
@@ -186,16 +190,6 @@ export async function insertEvent(
   else if (internalsOf(store).db.isTransaction) await writeEvents(store, [write]);
   else if (store.engine === 'sqlite') await commitTogether(store, (trx) => writeEvents(trx, [write]));
   else await insertOnPostgres(store, write);
-}
-
-/**
- * The time in an event id (`<epoch ms>.<random>`, ids.ts `newEventId`); undefined for an id of
- * another form. The service stamps an event's id and its `timestamp` from the same clock
- * reading, so this is the event's time.
- */
-export function eventIdTime(eventId: string): number | undefined {
-  const m = /^(\d{13})\./.exec(eventId);
-  return m ? Number(m[1]) : undefined;
 }
 
 /**
@@ -285,16 +279,21 @@ export async function replaceEventPayload(
   opts: { workspaceId: string; eventId: string; timestamp: number; environmentId: string; previousPayload: string; event: V4Event },
 ): Promise<boolean> {
   const columns = eventColumns(opts.event, { workspaceId: opts.workspaceId, environmentId: opts.environmentId });
-  const result = await internalsOf(store)
-    .db.updateTable('events')
-    .set({ linked_id: columns.linked_id, suspect: columns.suspect, payload: columns.payload })
-    .where('workspace_id', '=', opts.workspaceId)
-    .where('event_id', '=', opts.eventId)
-    // The event's time (from findEventForUpdate): the primary key, and its partition on PostgreSQL.
-    .where('timestamp', '=', opts.timestamp)
-    .where('payload', '=', opts.previousPayload)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  return store.transaction(async (trx) => {
+    const result = await internalsOf(trx)
+      .db.updateTable('events')
+      .set({ linked_id: columns.linked_id, suspect: columns.suspect, payload: columns.payload })
+      .where('workspace_id', '=', opts.workspaceId)
+      .where('event_id', '=', opts.eventId)
+      // The event's time (from findEventForUpdate): the primary key, and its partition on PostgreSQL.
+      .where('timestamp', '=', opts.timestamp)
+      .where('payload', '=', opts.previousPayload)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) return false;
+    // Deliveries queued before the update keep the body they were queued with.
+    await keepDeliveryBodies(trx, opts.eventId, opts.previousPayload);
+    return true;
+  });
 }
 
 /**

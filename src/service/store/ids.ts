@@ -54,3 +54,13 @@ export function newTimeOrderedId(prefix: string, nowMs: number): string {
 export function newEventId(nowMs: number): string {
   return `${Math.trunc(nowMs)}.${randomString(6, URL_SAFE)}`;
 }
+
+/**
+ * The time in an event id (`<epoch ms>.<random>`, `newEventId`); undefined for an id of
+ * another form. The service stamps an event's id and its `timestamp` from the same clock
+ * reading, so this is the event's time.
+ */
+export function eventIdTime(eventId: string): number | undefined {
+  const m = /^(\d{13})\./.exec(eventId);
+  return m ? Number(m[1]) : undefined;
+}

@@ -4,7 +4,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { internalsOf, type Store } from './handle.js';
-import { newTimeOrderedId } from './ids.js';
+import { eventIdTime, newTimeOrderedId } from './ids.js';
 import { prepareQuery } from './prepared-query.js';
 import type { Database, DeliveryRows, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookDeliveryPayloadsTable, WebhooksTable } from './schema.js';
 
@@ -12,7 +12,12 @@ import type { Database, DeliveryRows, WebhookAttemptsTable, WebhookDeliveriesTab
 export interface NewDelivery {
   webhookId: string;
   eventId: string;
-  payload: string;
+  /**
+   * The body, when it is not the event's stored payload (a legacy webhook's v3 visit). Absent,
+   * the delivery sends its event's payload, read when it is claimed: the event's JSON is not
+   * written a second time per delivery.
+   */
+  payload?: string;
 }
 
 /** Deliveries are attempted for this long after queueing (or a resend), then marked failed. */
@@ -36,13 +41,13 @@ export function deliveryRows(deliveries: readonly NewDelivery[], now: number): D
       created_at: now,
       delivered_at: null,
     });
-    payloads.push({ delivery_id: id, payload: d.payload });
+    if (d.payload !== undefined) payloads.push({ delivery_id: id, payload: d.payload });
   }
   return { rows, payloads };
 }
 
 /** Every column of webhook_deliveries, in the order deliveryRows writes them. */
-const DELIVERY_COLUMNS = Object.keys(deliveryRows([{ webhookId: '', eventId: '', payload: '' }], 0).rows[0]!) as (keyof WebhookDeliveriesTable)[];
+const DELIVERY_COLUMNS = Object.keys(deliveryRows([{ webhookId: '', eventId: '' }], 0).rows[0]!) as (keyof WebhookDeliveriesTable)[];
 
 // One delivery per event and webhook, written with the event: compiled once (prepared-query.ts).
 const insertDeliveryQuery = prepareQuery((db: Kysely<Database>, param) =>
@@ -103,12 +108,53 @@ export async function claimDueDeliveries(
     .execute();
   const webhookById = new Map(webhooks.map((w) => [w.id, w]));
   const payloadById = new Map(payloads.map((p) => [p.delivery_id, p.payload]));
+  // The others send their event's stored payload.
+  const eventIds = [...new Set(claimed.filter((c) => !payloadById.has(c.id)).map((c) => c.event_id))];
+  const eventPayloads = new Map((await eventPayloadsById(store, eventIds)).map((e) => [e.event_id, e.payload]));
   return claimed.flatMap(({ webhook_id, ...delivery }) => {
     const webhook = webhookById.get(webhook_id);
-    const payload = payloadById.get(delivery.id);
+    const payload = payloadById.get(delivery.id) ?? eventPayloads.get(delivery.event_id);
     // Deleted between the claim and these reads (its webhook, event or visitor): nothing to send.
     return webhook && payload !== undefined ? [{ delivery: { ...delivery, payload }, webhook }] : [];
   });
+}
+
+/**
+ * The stored payloads of these events. Each id's time is the event's (ids.ts `eventIdTime`):
+ * on PostgreSQL the times name the partitions to read. Ids without a time, or whose event was
+ * not found at it, are looked up by id alone.
+ */
+async function eventPayloadsById(store: Store, eventIds: readonly string[]): Promise<{ event_id: string; payload: string }[]> {
+  if (eventIds.length === 0) return [];
+  const { db } = internalsOf(store);
+  const byId = (ids: readonly string[]) => db.selectFrom('events').select(['event_id', 'payload']).where('event_id', 'in', ids);
+  const times = eventIds.map(eventIdTime);
+  const timed = eventIds.filter((_, i) => times[i] !== undefined);
+  const rows = timed.length === 0 ? [] : await byId(timed).where('timestamp', 'in', [...new Set(times.filter((t) => t !== undefined))]).execute();
+  const found = new Set(rows.map((r) => r.event_id));
+  const rest = eventIds.filter((id) => !found.has(id));
+  if (rest.length > 0) rows.push(...(await byId(rest).execute()));
+  return rows;
+}
+
+/**
+ * When an event's payload is replaced (a Server API update), in that transaction: its
+ * deliveries that send the event's payload get a copy of `payload`, the old one they were
+ * queued with, so that every attempt and resend of a delivery sends the same bytes.
+ */
+export async function keepDeliveryBodies(store: Store, eventId: string, payload: string): Promise<void> {
+  const { db } = internalsOf(store);
+  await db
+    .insertInto('webhook_delivery_payloads')
+    .columns(['delivery_id', 'payload'])
+    .expression(
+      db
+        .selectFrom('webhook_deliveries')
+        .select((eb) => ['id', eb.cast<string>(eb.val(payload), 'text').as('payload')])
+        .where('event_id', '=', eventId)
+        .where((eb) => eb.not(eb.exists(eb.selectFrom('webhook_delivery_payloads').select('delivery_id').whereRef('webhook_delivery_payloads.delivery_id', '=', 'webhook_deliveries.id')))),
+    )
+    .execute();
 }
 
 export type AttemptOutcome = { status: 'delivered' } | { status: 'failed' } | { status: 'retry'; at: number };
@@ -141,6 +187,10 @@ export async function recordAttempts(store: Store, owner: string, records: reado
   if (records.length === 0) return [];
   return store.transaction(async (trx) => {
     const { db } = internalsOf(trx);
+    // SQLite would otherwise drive the join from the status index, every pending delivery (the
+    // whole backlog) against the pass's list; `+` keeps the index out, so each listed delivery
+    // is found by its id. PostgreSQL joins by id as it is (and has no unary + on text).
+    const pendingStatus = store.engine === 'sqlite' ? sql`+webhook_deliveries.status` : sql`webhook_deliveries.status`;
     const settled = new Set<string>();
     for (let i = 0; i < records.length; i += SETTLE_CHUNK) {
       const states = records.slice(i, i + SETTLE_CHUNK).map(({ deliveryId, attempt, outcome }) => {
@@ -159,7 +209,7 @@ export async function recordAttempts(store: Store, owner: string, records: reado
           leased_until = null,
           lease_owner = null
         from (${sql.join(states, sql` union all `)}) as s
-        where webhook_deliveries.id = s.id and webhook_deliveries.lease_owner = ${owner} and webhook_deliveries.status = 'pending'
+        where webhook_deliveries.id = s.id and webhook_deliveries.lease_owner = ${owner} and ${pendingStatus} = 'pending'
         returning webhook_deliveries.id`.execute(db);
       for (const row of rows) settled.add(row.id);
     }
@@ -236,8 +286,8 @@ export async function resendDelivery(
 
 /**
  * Deletes the deliveries (any status) of these events and, by cascade, their attempts; returns
- * how many deliveries. For every deletion of events, in its transaction: a delivery holds a copy
- * of its event, which must not outlive it nor be sent after it was deleted.
+ * how many deliveries. For every deletion of events, in its transaction: a delivery sends its
+ * event (or a copy of it), which must not outlive it nor be sent after it was deleted.
  */
 export async function deleteDeliveriesOfEvents(store: Store, eventIds: readonly string[]): Promise<number> {
   if (eventIds.length === 0) return 0;

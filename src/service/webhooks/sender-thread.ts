@@ -8,12 +8,13 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createSender, type SenderOptions, type SendResult } from './sender.js';
 
-/** A request from the service: send `body` to `url` with `headers`. */
+/** A request from the service: send `body` to `url` with `headers`, signed with `signingKey` when set. */
 export interface SendRequest {
   id: number;
   url: string;
   body: string;
   headers: Record<string, string>;
+  signingKey?: string | null;
 }
 
 /** The result of request `id`. */
@@ -31,8 +32,8 @@ const answer = () => {
   done = [];
 };
 port.on('message', (requests: SendRequest[]) => {
-  for (const { id, url, body, headers } of requests) {
-    void send(url, body, headers).then((result) => {
+  for (const { id, url, body, headers, signingKey } of requests) {
+    void send(url, body, headers, signingKey).then((result) => {
       if (done.length === 0) setImmediate(answer);
       done.push({ id, result });
     });

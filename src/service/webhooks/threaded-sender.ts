@@ -64,12 +64,12 @@ export function createThreadedSender(options: SenderOptions): ThreadedSender {
     queued = [];
     threadFor().postMessage(requests);
   };
-  const send: Sender = (url, body, headers) =>
+  const send: Sender = (url, body, headers, signingKey) =>
     new Promise<SendResult>((resolve) => {
       const id = nextId++;
       pending.set(id, resolve);
       if (queued.length === 0) queueMicrotask(flush);
-      queued.push({ id, url, body, headers });
+      queued.push({ id, url, body, headers, signingKey });
     });
 
   return Object.assign(send, {

@@ -21,7 +21,7 @@ export async function verifyWebhook(
   now: number,
 ): Promise<{ webhook: WebhooksTable; result: SendResult }> {
   const body = verificationBody(webhook, now);
-  const result = await sender(webhook.url, body, deliveryHeaders(webhook, body));
+  const result = await sender(webhook.url, body, deliveryHeaders(webhook), webhook.signing_key);
   if (!result.ok) return { webhook, result };
   const updated = await updateWebhook(store, webhook.workspace_id, webhook.id, { verified: true }, now);
   return { webhook: updated ?? webhook, result };

@@ -13,7 +13,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
-import { WEBHOOK_SIGNATURE_HEADER } from '../../events/webhook-signature.js';
 import type { ResolvedConfig } from '../config.js';
 import type { ServiceContext } from '../context.js';
 import { startPeriodicTask } from '../scheduling/periodic-task.js';
@@ -22,7 +21,6 @@ import { anyWebhookCached } from '../store/webhooks.js';
 import { retryDelay } from './backoff.js';
 import { createSender, type Sender, type SenderOptions, type SendResult } from './sender.js';
 import { createThreadedSender } from './threaded-sender.js';
-import { signWebhookBody } from './signer.js';
 
 /** Deliveries claimed per pass: bounds concurrent requests per process (the sender pools 16 connections per receiver). */
 const BATCH = 50;
@@ -45,10 +43,12 @@ export function senderFromConfig(config: Pick<ResolvedConfig, 'allowPrivateWebho
   return createSender(senderOptions(config));
 }
 
-/** The request headers of a delivery: JSON, the signature and basic auth when configured. */
-export function deliveryHeaders(webhook: ClaimedDelivery['webhook'], body: string): Record<string, string> {
+/**
+ * The request headers of a delivery: JSON and basic auth when configured. The signature is
+ * added by the sender (its `signingKey`), in the delivery thread.
+ */
+export function deliveryHeaders(webhook: ClaimedDelivery['webhook']): Record<string, string> {
   const headers: Record<string, string> = { 'Content-Type': 'application/json', 'User-Agent': 'Tessera-Webhooks/1' };
-  if (webhook.signing_key) headers[WEBHOOK_SIGNATURE_HEADER] = signWebhookBody(body, webhook.signing_key);
   if (webhook.basic_auth_username !== null) {
     const credentials = `${webhook.basic_auth_username}:${webhook.basic_auth_password ?? ''}`;
     headers.Authorization = `Basic ${Buffer.from(credentials).toString('base64')}`;
@@ -72,7 +72,7 @@ export function startWebhookWorker(
     const attemptedAt = clock();
     const sent =
       webhook.status === 'enabled'
-        ? await sender(webhook.url, delivery.payload, deliveryHeaders(webhook, delivery.payload))
+        ? await sender(webhook.url, delivery.payload, deliveryHeaders(webhook), webhook.signing_key)
         : { ok: false, httpStatus: null, latencyMs: 0, error: 'webhook disabled: not sent' };
     const failures = delivery.attempts + 1;
     const retryAt = clock() + retryDelay(failures, { baseMs: timing.backoffBaseMs, capMs: timing.backoffCapMs });
