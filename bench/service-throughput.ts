@@ -448,13 +448,13 @@ const cpus = (r: LoadResult) => (r.databaseCpuMsPerRequest === undefined ? cpu(r
 const pct = (n: number) => `${(n * 100).toFixed(1)}%`;
 const pauses = (r: LoadResult) =>
   `${r.gc.pauses.toLocaleString('en')} GC pauses (${ms(r.gc.totalMs)} in all, longest ${ms(r.gc.longestMs)}), event-loop delay p99 ${ms(r.loopDelay.p99Ms)}, max ${ms(r.loopDelay.maxMs)}`;
-/** One row of the steady-load table. */
-const steadyRow = (who: string, load: string, r: LoadResult) =>
-  `| ${who} | ${load} | ${rate(r.rps)} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.p99_9)} | ${pct(r.over10ms)} | ${cpus(r)} | ${r.statementsPerRequest.toFixed(2)} | ${ms(r.loopDelay.p99Ms)} / ${ms(r.loopDelay.maxMs)} | ${r.non2xx + r.errors} |`;
-
-/** A steady-load row of a `tessera start` process: its statements and event loop are not observed from the bench. */
-const processSteadyRow = (who: string, load: string, r: LoadResult) =>
-  `| ${who} | ${load} | ${rate(r.rps)} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.p99_9)} | ${pct(r.over10ms)} | ${cpu(r.cpuMsPerRequest)} | n/a | n/a | ${r.non2xx + r.errors} |`;
+/**
+ * One row of the steady-load table. `inProcess`: the server ran in this process, so its
+ * statements and event loop were observed (not so for a `tessera start` process).
+ */
+const steadyRow = (who: string, load: string, r: LoadResult, inProcess = true) =>
+  `| ${who} | ${load} | ${rate(r.rps)} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.p99_9)} | ${pct(r.over10ms)} | ${cpus(r)} | ` +
+  `${inProcess ? r.statementsPerRequest.toFixed(2) : 'n/a'} | ${inProcess ? `${ms(r.loopDelay.p99Ms)} / ${ms(r.loopDelay.maxMs)}` : 'n/a'} | ${r.non2xx + r.errors} |`;
 
 async function main(): Promise<void> {
   countStatements();
@@ -490,7 +490,7 @@ async function main(): Promise<void> {
     const runs = await runWorkers(buildVisits);
     for (const { workers, result, half, memory } of runs) {
       workerRows.push(`\`--workers ${workers}\` resident memory after its load: ${memory.map(resident).join('; ')} (the primary first, then each worker)`);
-      steadyRows.push(processSteadyRow(`Tessera, sqlite, \`tessera start --workers ${workers}\``, `50% (${rate(half.rps)}/s)`, half));
+      steadyRows.push(steadyRow(`Tessera, sqlite, \`tessera start --workers ${workers}\``, `50% (${rate(half.rps)}/s)`, half, false));
       const share = echoSaturation ? `${((result.rps / echoSaturation.rps) * 100).toFixed(0)}%` : 'n/a';
       rows.push(`| Tessera ingestion, sqlite, \`tessera start --workers ${workers}\` | ${rate(result.rps)} | ${ms(result.p50)} | ${ms(result.p99)} | ${cpu(result.cpuMsPerRequest)} | ${share} | ${result.non2xx + result.errors} |`);
     }
