@@ -3,23 +3,20 @@
  * find them too.
  */
 import { Migrator, sql } from 'kysely';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eventColumns } from '../../src/service/store/events.js';
 import { ipSortKey } from '../../src/service/store/ip-sort.js';
 import { kyselyOf } from '../../src/service/store/index.js';
 import { migrationProvider } from '../../src/service/store/migrations/index.js';
-import { ENGINES, openTestStore, type TestStore } from '../helpers/test-service.js';
+import { freshStores } from '../helpers/fresh-stores.js';
+import { ENGINES } from '../helpers/test-service.js';
 import { makeEvent, T0 } from './fixtures.js';
 
 describe.each(ENGINES)('migration 009-search-columns (%s)', (engine) => {
-  let opened: TestStore | undefined;
-  afterEach(async () => {
-    await opened?.close();
-    opened = undefined;
-  });
+  const openFresh = freshStores();
 
   it('fills ip_sort of the events stored before it', async () => {
-    const { store } = (opened = await openTestStore(engine));
+    const { store } = await openFresh(engine);
     const db = kyselyOf(store);
     const migrator = new Migrator({ db, provider: migrationProvider });
     expect((await migrator.migrateTo('005-covering-visitor-index')).error).toBeUndefined();

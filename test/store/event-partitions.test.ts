@@ -22,7 +22,8 @@ import { migrationProvider } from '../../src/service/store/migrations/index.js';
 import type { Database } from '../../src/service/store/schema.js';
 import { createWebhook } from '../../src/service/store/webhooks.js';
 import { createWorkspace, updateWorkspaceSettings } from '../../src/service/store/workspaces.js';
-import { openTestStore, startTestService, type TestService, type TestStore } from '../helpers/test-service.js';
+import { freshStores } from '../helpers/fresh-stores.js';
+import { startTestService, type TestService } from '../helpers/test-service.js';
 import { DAY, makeEvent, manualClock, T0 } from '../server-api/fixtures.js';
 
 const HOUR = 3600 * 1000;
@@ -204,14 +205,10 @@ describe('partitioned events (postgres)', () => {
 });
 
 describe('migration 012-partitioned-events (postgres)', () => {
-  let opened: TestStore | undefined;
-  afterEach(async () => {
-    await opened?.close();
-    opened = undefined;
-  });
+  const openFresh = freshStores();
 
   it('turns a populated events table into partitions without losing or changing a row', async () => {
-    const { store } = (opened = await openTestStore('postgres'));
+    const { store } = await openFresh('postgres');
     const db = kyselyOf(store);
     const migrator = new Migrator({ db, provider: migrationProvider });
     expect((await migrator.migrateTo('009-search-columns')).error).toBeUndefined();
@@ -263,7 +260,7 @@ describe('migration 012-partitioned-events (postgres)', () => {
   });
 
   it('can be reverted: back to one table with every row', async () => {
-    const { store } = (opened = await openTestStore('postgres'));
+    const { store } = await openFresh('postgres');
     const db = kyselyOf(store);
     await store.migrate();
     await maintainEventPartitions(store, T0);

@@ -4,20 +4,16 @@
  * Statements whose text varies stay unnamed (they would pile up in every session).
  */
 import { sql } from 'kysely';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { kyselyOf } from '../../src/service/store/index.js';
 import { findSurvivingVisitorId } from '../../src/service/store/visitor-links.js';
-import { openTestStore, type TestStore } from '../helpers/test-service.js';
+import { freshStores } from '../helpers/fresh-stores.js';
 
 describe('named statements (postgres)', () => {
-  let opened: TestStore | undefined;
-  afterEach(async () => {
-    await opened?.close();
-    opened = undefined;
-  });
+  const openFresh = freshStores();
 
   it('prepares a fixed statement once per session, and leaves other texts unnamed', async () => {
-    const { store } = (opened = await openTestStore('postgres', { poolSize: 1 }));
+    const { store } = await openFresh('postgres', { poolSize: 1 });
     await store.migrate();
     const db = kyselyOf(store);
     await db.insertInto('workspaces').values({ id: 'ws_x', name: 'x', region: 'us', deletion_enabled: 0, created_at: 1 }).execute();

@@ -3,22 +3,19 @@
  * keeps its exact bytes across the upgrade, is claimed with them, and its body goes with it.
  */
 import { Migrator, sql } from 'kysely';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { kyselyOf } from '../../src/service/store/index.js';
 import { migrationProvider } from '../../src/service/store/migrations/index.js';
 import { claimDueDeliveries } from '../../src/service/store/webhook-deliveries.js';
-import { ENGINES, openTestStore, type TestStore } from '../helpers/test-service.js';
+import { freshStores } from '../helpers/fresh-stores.js';
+import { ENGINES } from '../helpers/test-service.js';
 import { DAY, T0 } from '../server-api/fixtures.js';
 
 describe.each(ENGINES)('migration 014-delivery-payloads (%s)', (engine) => {
-  let opened: TestStore | undefined;
-  afterEach(async () => {
-    await opened?.close();
-    opened = undefined;
-  });
+  const openFresh = freshStores();
 
   it('keeps every queued body, byte for byte, in the new table', async () => {
-    const { store } = (opened = await openTestStore(engine));
+    const { store } = await openFresh(engine);
     const db = kyselyOf(store);
     const migrator = new Migrator({ db, provider: migrationProvider });
     expect((await migrator.migrateTo('013-visitor-links')).error).toBeUndefined();

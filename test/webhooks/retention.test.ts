@@ -17,7 +17,8 @@ import { listDeliveries, purgeSettledDeliveries } from '../../src/service/store/
 import { updateWebhook } from '../../src/service/store/webhooks.js';
 import { updateWorkspaceSettings } from '../../src/service/store/workspaces.js';
 import { identifyRequest, postIdentify } from '../helpers/identify-request.js';
-import { ENGINES, openTestStore, type TestService, type TestStore } from '../helpers/test-service.js';
+import { freshStores } from '../helpers/fresh-stores.js';
+import { ENGINES, type TestService } from '../helpers/test-service.js';
 import { mgmt } from '../management-api/helpers.js';
 import { DAY, makeEvent, manualClock, T0 } from '../server-api/fixtures.js';
 import { createVerifiedWebhook, startServiceFor } from './helpers.js';
@@ -200,14 +201,10 @@ describe('--webhook-retention-days', () => {
 });
 
 describe.each(ENGINES)('migration 010-delivery-event-index (%s)', (engine) => {
-  let opened: TestStore | undefined;
-  afterEach(async () => {
-    await opened?.close();
-    opened = undefined;
-  });
+  const openFresh = freshStores();
 
   it('deletes the deliveries (and attempts) whose event no longer exists', async () => {
-    const { store } = (opened = await openTestStore(engine));
+    const { store } = await openFresh(engine);
     const db = kyselyOf(store);
     const migrator = new Migrator({ db, provider: migrationProvider });
     expect((await migrator.migrateTo('009-search-columns')).error).toBeUndefined();
