@@ -19,6 +19,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { BENCH_OUT_DIR } from './bench-output.js';
+import { earlierSections, type EarlierSection } from './earlier-report.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -99,10 +100,17 @@ async function runBench(spec: BenchSpec): Promise<Outcome> {
   }
 }
 
-/** A previous run's output of a benchmark not selected with --only. */
+/** The report as it was before this run: its sections stand in for benchmarks without output here. */
+const reportPath = resolve(ROOT, values.out);
+const publishedSections = existsSync(reportPath) ? earlierSections(readFileSync(reportPath, 'utf8')) : new Map<string, EarlierSection>();
+
+/** A previous run's output of a benchmark not selected with --only: bench/.out, else the published report. */
 function earlierOutput(spec: BenchSpec): Outcome {
   const outFile = join(BENCH_OUT_DIR, `${spec.name}.json`);
-  if (!existsSync(outFile)) return { status: 'not-run' };
+  if (!existsSync(outFile)) {
+    const published = publishedSections.get(spec.script);
+    return published ? { status: 'earlier', ...published } : { status: 'not-run' };
+  }
   try {
     const out = JSON.parse(readFileSync(outFile, 'utf8')) as { title?: string; markdown?: string; generatedAt?: string };
     if (typeof out.markdown !== 'string') return { status: 'not-run' };
@@ -172,6 +180,6 @@ for (const { spec, outcome } of results) {
   else if (outcome.status === 'failed') md.push(`Failed: ${outcome.reason}. Last output:`, '', '```', outcome.tail.trim(), '```', '');
   else md.push(statusText(outcome), '');
 }
-writeFileSync(resolve(ROOT, values.out), md.join('\n'));
+writeFileSync(reportPath, md.join('\n'));
 console.log(`\nwrote ${values.out}`);
 process.exitCode = results.some((r) => r.outcome.status === 'failed') ? 1 : 0;

@@ -5,9 +5,15 @@
  *
  * Freshness: a change made through this store's functions invalidates the cache at once; a
  * change made by another process or store (the CLI, another service sharing the database) is
- * seen through the change feed (change-feed.ts): `changedElsewhere` is asked before every read
- * and the feed's notifications call `invalidate`. READ_CACHE_TTL_MS remains as a backstop. It
- * runs on real time (not the injectable service clock): it bounds propagation, not events.
+ * seen through the change feed (change-feed.ts): `changedElsewhere` is asked before the first
+ * read of each event-loop callback, and the feed's notifications call `invalidate`.
+ * READ_CACHE_TTL_MS remains as a backstop. It runs on real time (not the injectable service
+ * clock): it bounds propagation, not events.
+ *
+ * Once per callback, not per read: on SQLite the question is a statement of its own (a read
+ * transaction, several µs) and an identification makes four cached reads. What another process
+ * committed before the current callback began is seen, and that is all an answer can depend on:
+ * a request is read from its socket in a callback of its own, after the client sent it.
  */
 
 export const READ_CACHE_TTL_MS = 1000;
@@ -28,9 +34,27 @@ export interface ReadCaches {
   invalidate(): void;
 }
 
+/**
+ * `check`, asked at most once until the current callback's microtasks and ticks have run (the
+ * answer `false` stands for the rest of it; `true` has been acted on by the first caller).
+ */
+function oncePerCallback(check: () => boolean): () => boolean {
+  let asked = false;
+  const forget = () => {
+    asked = false;
+  };
+  return () => {
+    if (asked) return false;
+    asked = true;
+    process.nextTick(forget);
+    return check();
+  };
+}
+
 export function createReadCaches(opts: { changedElsewhere?: () => boolean } = {}): ReadCaches {
   let generation = 0;
   const caches = new Map<string, Map<string, Entry>>();
+  const changedElsewhere = opts.changedElsewhere && oncePerCallback(opts.changedElsewhere);
 
   return {
     invalidate() {
@@ -42,7 +66,7 @@ export function createReadCaches(opts: { changedElsewhere?: () => boolean } = {}
         entries = new Map();
         caches.set(name, entries);
       }
-      if (opts.changedElsewhere?.()) generation++;
+      if (changedElsewhere?.()) generation++;
       const now = performance.now();
       const hit = entries.get(key);
       if (hit && hit.generation === generation && hit.expiresAt > now) return hit.value as T;
