@@ -21,6 +21,7 @@ import { resolveMasterKey } from './master-key.js';
 import { assertKeysReadable } from './sealing/encryption-keys.js';
 import { redactUrl } from './store/database.js';
 import type { Warn } from './store/file-modes.js';
+import { postgresAutovacuumIsOn } from './store/statistics.js';
 import { maintainEventPartitions } from './store/events.js';
 import { openStore, type Engine, type Store } from './store/index.js';
 import { startWebhookWorker, type WebhookWorker } from './webhooks/worker.js';
@@ -83,6 +84,9 @@ async function prepare(resolved: ResolvedConfig, warn: Warn, poolSize?: number):
     await store.migrate().catch((err: Error) => {
       throw new Error(`${store.location}: ${err.message}`);
     });
+    if (!(await postgresAutovacuumIsOn(store))) {
+      warn('PostgreSQL runs with autovacuum off: the service analyses its tables every 10 minutes itself, but only VACUUM reclaims the space of updated and deleted rows; schedule it (vacuumdb) or turn autovacuum on', {});
+    }
     // PostgreSQL: the partitions of events for this week and the weeks ahead (the background job
     // keeps them ahead). Not fatal: until they exist the DEFAULT partition takes the events.
     await maintainEventPartitions(store, resolved.clock()).catch((err: unknown) =>
