@@ -370,8 +370,9 @@ async function runEngine(engine: Engine, receiver: ReceiverProcess) {
     if (webhook) await client.updateWebhook(webhook.id, { status: 'enabled' });
     await load(endpoint, payloads, { duration: WARMUP_S / 2 });
     await removeRules?.();
-    if (webhook) await client.updateWebhook(webhook.id, { status: 'disabled' });
+    // Drained while the webhook is on: a delivery claimed after it is disabled fails (not sent).
     await drain(service.ctx.store);
+    if (webhook) await client.updateWebhook(webhook.id, { status: 'disabled' });
     await receiver.take();
 
     const say = (label: string, r: LoadResult) => console.error(`  ${label}: ${Math.round(r.rps)}/s, ${r.cpuMsPerRequest.toFixed(3)} ms CPU/request, p99 ${r.p99} ms, ${r.non2xx} non-2xx, ${r.errors} errors`);
