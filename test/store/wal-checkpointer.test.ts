@@ -17,33 +17,48 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Commits `commits` small transactions as a busy service does, one after another; returns the largest log seen. */
-async function steadyWrites(restartPages: number | undefined, commits: number) {
+/** A WAL database with the worker running and no backstop: only the worker checkpoints. */
+function walDatabase(restartPages: number | undefined) {
   const dir = mkdtempSync(join(tmpdir(), 'tessera-wal-'));
   dirs.push(dir);
   const file = join(dir, 'db.sqlite');
   const db = new SQLite(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  db.pragma('wal_autocheckpoint = 0'); // no backstop: only the worker checkpoints
+  db.pragma('wal_autocheckpoint = 0');
   db.exec('create table t (id integer primary key, body blob)');
   const insert = db.prepare('insert into t (body) values (?)');
   const checkpointer = startWalCheckpointer(file, { restartPages });
-  let largestWal = 0;
+  const body = Buffer.alloc(3 * PAGE, 7);
+  return {
+    file,
+    walSize: () => statSync(`${file}-wal`).size,
+    /** Commits `commits` small transactions as a busy service does; returns the largest log seen. */
+    async write(commits: number, pauseMs = 10) {
+      let largest = 0;
+      for (let i = 0; i < commits; i++) {
+        insert.run(body);
+        largest = Math.max(largest, statSync(`${file}-wal`).size);
+        // Let the worker's ticks in now and then, as the service's other work does.
+        if (i % 10 === 9) await sleep(pauseMs);
+        else await nextCallback();
+      }
+      return largest;
+    },
+    close() {
+      checkpointer.stop();
+      db.close();
+    },
+  };
+}
+
+async function steadyWrites(restartPages: number | undefined, commits: number) {
+  const database = walDatabase(restartPages);
   try {
-    const body = Buffer.alloc(3 * PAGE, 7);
-    for (let i = 0; i < commits; i++) {
-      insert.run(body);
-      largestWal = Math.max(largestWal, statSync(`${file}-wal`).size);
-      // Let the worker's ticks in now and then, as the service's other work does.
-      if (i % 10 === 9) await sleep(10);
-      else await nextCallback();
-    }
+    return await database.write(commits);
   } finally {
-    checkpointer.stop();
-    db.close();
+    database.close();
   }
-  return largestWal;
 }
 
 it('restarts the log once it holds the threshold, instead of letting it grow with every commit', async () => {
@@ -52,4 +67,25 @@ it('restarts the log once it holds the threshold, instead of letting it grow wit
   // Each tick finds at most one tick's commits past the threshold; without restarts the log
   // holds every page written (about 18 MB).
   expect(largest).toBeLessThan((commits * 3 * PAGE) / 2);
+}, 30_000);
+
+it('waits out a reader that holds the log, then restarts it', async () => {
+  const database = walDatabase(300);
+  const reader = new SQLite(database.file);
+  try {
+    // A long search: its snapshot keeps the log from starting over, whatever the worker does.
+    reader.exec('begin');
+    reader.prepare('select count(*) from t').get();
+    await database.write(300);
+    const held = database.walSize();
+    expect(held).toBeGreaterThan(300 * 3 * PAGE * 0.9);
+    reader.exec('commit');
+    // Long enough for the worker's back-off after the RESTARTs the reader made it give up.
+    const commits = 1200;
+    await database.write(commits, 25);
+    expect(database.walSize() - held).toBeLessThan((commits * 3 * PAGE) / 2);
+  } finally {
+    reader.close();
+    database.close();
+  }
 }, 30_000);

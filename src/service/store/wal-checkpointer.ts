@@ -25,20 +25,26 @@ export const BACKSTOP_CHECKPOINT_PAGES = 16_000;
 const RESTART_PAGES = BACKSTOP_CHECKPOINT_PAGES / 4;
 /** How long a RESTART checkpoint waits for the write lock and for readers. */
 const RESTART_WAIT_MS = 100;
+/** After a RESTART that could not finish, how long the worker only runs passive checkpoints. */
+const RESTART_BACKOFF_MS = 2000;
 
 // CommonJS, evaluated in the worker; the driver path is resolved here so the worker finds it
 // wherever the service runs from.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const SQLite = require(workerData.driver);
-// RESTART holds back new writers while it waits for the write lock and for readers to move
-// past the log: it gives up (the next tick retries) after waitMs rather than keep them waiting.
+// RESTART holds back new writers while it waits for readers to move past the log: it gives up
+// after waitMs rather than keep them waiting. A reader that keeps it waiting (a long search)
+// is likely still there on the next tick: it is not tried again for backoffMs.
 const db = new SQLite(workerData.file, { fileMustExist: true, timeout: workerData.waitMs });
+let restartAfter = 0;
 const timer = setInterval(() => {
   try {
     const [{ log }] = db.pragma('wal_checkpoint(PASSIVE)');
-    if (log >= workerData.restartPages) db.pragma('wal_checkpoint(RESTART)');
-  } catch { /* busy or closing: the next tick retries */ }
+    if (log < workerData.restartPages || Date.now() < restartAfter) return;
+    const [{ busy }] = db.pragma('wal_checkpoint(RESTART)');
+    if (busy) restartAfter = Date.now() + workerData.backoffMs;
+  } catch { /* closing, or an error the next tick meets again */ }
 }, workerData.intervalMs);
 parentPort.once('message', () => { clearInterval(timer); db.close(); parentPort.close(); });
 `;
@@ -50,7 +56,7 @@ export interface WalCheckpointer {
 
 export function startWalCheckpointer(file: string, opts: { restartPages?: number } = {}): WalCheckpointer {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const workerData = { driver, file, intervalMs: CHECKPOINT_INTERVAL_MS, restartPages: opts.restartPages ?? RESTART_PAGES, waitMs: RESTART_WAIT_MS };
+  const workerData = { driver, file, intervalMs: CHECKPOINT_INTERVAL_MS, restartPages: opts.restartPages ?? RESTART_PAGES, waitMs: RESTART_WAIT_MS, backoffMs: RESTART_BACKOFF_MS };
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData });
   // A failed worker only means checkpoints fall back to the service's connection (backstop).
   worker.on('error', () => undefined);
