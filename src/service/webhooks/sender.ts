@@ -53,6 +53,12 @@ export type Sender = (url: string, body: string, headers: Record<string, string>
 
 class Refused extends Error {}
 
+/** An address a host name resolves to. */
+interface Address {
+  address: string;
+  family: number;
+}
+
 /** Pools kept at most (one per checked address, port and server name); the least recently used goes first. */
 const MAX_POOLS = 64;
 /** Connections per pool: the requests in flight to one receiver address at once. */
@@ -99,20 +105,23 @@ export function createSender(opts: SenderOptions): Sender {
 
   // A host name's addresses are looked up again after RESOLVED_TTL_MS, not for every delivery
   // (a lookup takes a thread-pool round trip); whatever the cache holds is checked before use.
-  const resolved = new Map<string, { addresses: { address: string; family: number }[]; until: number }>();
-  const lookupCached = async (hostname: string) => {
-    const now = performance.now();
+  const resolved = new Map<string, { addresses: Address[]; until: number }>();
+  /** The addresses of `hostname` known without waiting: itself as an IP literal, or a recent lookup's. */
+  const knownAddresses = (hostname: string): Address[] | undefined => {
+    const family = isIP(hostname);
+    if (family !== 0) return [{ address: hostname, family }];
     const cached = resolved.get(hostname);
-    if (cached && cached.until > now) return cached.addresses;
+    return cached && cached.until > performance.now() ? cached.addresses : undefined;
+  };
+  const lookUp = async (hostname: string): Promise<Address[]> => {
     const addresses = await lookup(hostname, { all: true, verbatim: true });
     if (resolved.size >= MAX_RESOLVED) resolved.clear();
-    resolved.set(hostname, { addresses, until: now + RESOLVED_TTL_MS });
+    resolved.set(hostname, { addresses, until: performance.now() + RESOLVED_TTL_MS });
     return addresses;
   };
 
-  /** The address to connect to, after checking every address the host resolves to. */
-  async function resolveTarget(hostname: string): Promise<{ address: string; family: number }> {
-    const addresses = isIP(hostname) ? [{ address: hostname, family: isIP(hostname) }] : await lookupCached(hostname);
+  /** The address to connect to, after checking every address the host has. */
+  function checkedAddress(hostname: string, addresses: Address[]): Address {
     if (addresses.length === 0) throw new Error(`${hostname} does not resolve`);
     if (!opts.allowPrivateTargets) {
       for (const { address } of addresses) {
@@ -140,17 +149,18 @@ export function createSender(opts: SenderOptions): Sender {
     try {
       const target = parseTarget(url);
       if (target.protocol !== 'https:') return result(null, 'target refused: webhook URLs must use https');
-      let resolved: { address: string; family: number };
-      if (isIP(target.hostname)) resolved = await resolveTarget(target.hostname);
-      else {
+      let addresses = knownAddresses(target.hostname);
+      if (!addresses) {
+        // A lookup can hang: it counts against the receiver's time.
         const timedOut = new Promise<never>((_, reject) =>
           abort.signal.addEventListener('abort', () => reject(new Error(timeoutError)), { once: true }),
         );
         // Only the race below observes it; a later timeout must not become an unhandled rejection.
         timedOut.catch(() => undefined);
-        resolved = await Promise.race([resolveTarget(target.hostname), timedOut]);
+        addresses = await Promise.race([lookUp(target.hostname), timedOut]);
       }
-      const pool = await poolFor(resolved.address, resolved.family, target.port, isIP(target.hostname) ? undefined : target.hostname);
+      const { address, family } = checkedAddress(target.hostname, addresses);
+      const pool = await poolFor(address, family, target.port, target.servername);
       const sent = signingKey ? { ...headers, [WEBHOOK_SIGNATURE_HEADER]: signWebhookBody(body, signingKey), host: target.host } : { ...headers, host: target.host };
       const response = await pool.request({ path: target.path, method: 'POST', headers: sent, body, signal: abort.signal });
       // The status line is the receiver's answer: a timeout while reading the body does not change it.
@@ -196,6 +206,8 @@ interface Target {
   hostname: string;
   /** With the port, as the Host header gives it. */
   host: string;
+  /** The name certificates are checked against (SNI too); none for an IP literal, checked as an IP. */
+  servername: string | undefined;
   port: string;
   path: string;
 }
@@ -208,10 +220,12 @@ function parseTarget(url: string): Target {
   let target = targets.get(url);
   if (target) return target;
   const parsed = new URL(url);
+  const hostname = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
   target = {
     protocol: parsed.protocol,
-    hostname: parsed.hostname.replace(/^\[(.*)\]$/, '$1'),
+    hostname,
     host: parsed.host,
+    servername: isIP(hostname) ? undefined : hostname,
     port: parsed.port || '443',
     path: `${parsed.pathname}${parsed.search}`,
   };
