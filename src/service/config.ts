@@ -77,6 +77,8 @@ export interface WebhookTiming {
   leaseMs: number;
   /** How often an idle worker looks for due deliveries. Default 200 ms. */
   pollMs: number;
+  /** Sends a process starts as soon as their event is stored, in flight at most; beyond, deliveries wait for a claim. Default 500. */
+  handOffLimit: number;
 }
 
 type OptionalSettings = 'databaseUrl' | 'redisUrl' | 'publicUrl' | 'masterKey' | 'webhookCaFile' | 'opsPort' | 'logDestination';
@@ -107,7 +109,7 @@ export function resolveConfig(config: ServiceConfig = {}): ResolvedConfig {
     clock: Date.now,
     demo: false,
     ...defined,
-    webhookTiming: { backoffBaseMs: 1000, backoffCapMs: 60 * 60 * 1000, leaseMs: 30_000, pollMs: 200, ...defined.webhookTiming },
+    webhookTiming: { backoffBaseMs: 1000, backoffCapMs: 60 * 60 * 1000, leaseMs: 30_000, pollMs: 200, handOffLimit: 500, ...defined.webhookTiming },
   };
   if (defined.demo === undefined) resolved.demo = isLoopbackHost(resolved.host);
   if (!['us', 'eu', 'ap'].includes(resolved.region)) throw new Error(`region must be us, eu or ap (got "${resolved.region}")`);

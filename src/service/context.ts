@@ -8,6 +8,7 @@ import type { ExpressionEvaluator } from './filtering/evaluator.js';
 import type { Identifier } from './identification/identifier.js';
 import type { ServiceMetrics } from './ops/metrics.js';
 import type { Store } from './store/index.js';
+import type { DeliveryHandOff } from './webhooks/outbox.js';
 
 export interface ServiceContext {
   config: ResolvedConfig;
@@ -28,4 +29,6 @@ export interface ServiceContext {
   redis?: Redis;
   /** This instance's Prometheus metrics (ops/metrics.ts). */
   metrics: ServiceMetrics;
+  /** Its webhook worker, which sends the deliveries queued here at once (webhooks/outbox.ts); set once the worker runs. */
+  webhookHandOff?: DeliveryHandOff;
 }

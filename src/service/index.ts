@@ -155,6 +155,7 @@ export async function createService(config: ServiceConfig = {}, role: ServiceRol
     const opsApp = resolved.opsPort === undefined ? undefined : await buildOpsApp(ctx);
     const jobs = startBackgroundJobs(ctx, { timer: role.backgroundJobs ?? true });
     const webhooks = startWebhookWorker(ctx);
+    ctx.webhookHandOff = webhooks;
     let closed = false;
     const service: Service = {
       app,

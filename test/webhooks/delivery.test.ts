@@ -2,6 +2,7 @@
  * Webhook delivery end to end: the real service over HTTP stores an identification event, its
  * worker sends it to a real HTTPS receiver on 127.0.0.1, signed, retried until it is accepted.
  */
+import type { ServerResponse } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isValidWebhookSignature } from '../../src/server/index.js';
 import { createEnvironment } from '../../src/service/store/environments.js';
@@ -11,7 +12,7 @@ import { listAttempts, listDeliveries, resendDelivery } from '../../src/service/
 import { createWebhook, updateWebhook } from '../../src/service/store/webhooks.js';
 import { identifyRequest, postIdentify } from '../helpers/identify-request.js';
 import type { TestService } from '../helpers/test-service.js';
-import { createVerifiedWebhook, startServiceFor } from './helpers.js';
+import { FAST_TIMING, createVerifiedWebhook, startServiceFor } from './helpers.js';
 import { startReceiver, waitFor, type Receiver } from './receiver.js';
 
 let receiver: Receiver;
@@ -56,6 +57,64 @@ describe('webhook delivery', () => {
       return rows[0]?.status === 'delivered' && rows;
     });
     expect(delivery).toMatchObject({ event_id: eventId, attempts: 1 });
+  });
+
+  it('sends an event as soon as it is stored, without waiting for the worker to poll the outbox', async () => {
+    // A worker that would first look at the outbox in 10 minutes.
+    const slowPolling = await startServiceFor(receiver, { config: { webhookTiming: { ...FAST_TIMING, pollMs: 600_000 } } });
+    try {
+      const webhook = await createVerifiedWebhook(slowPolling.service.ctx.store, { workspaceId: slowPolling.workspaceId, environmentId: null, url: receiver.url });
+      const response = await postIdentify(slowPolling.url, identifyRequest(slowPolling.keys.publicKey));
+      expect(response.status).toBe(200);
+      const [request] = await waitFor(() => receiver.requests.length === 1 && receiver.requests);
+      expect(JSON.parse(request!.body).event_id).toBe(response.json.event_id);
+      expect(request!.body).toBe(await getEventPayload(slowPolling.service.ctx.store, slowPolling.workspaceId, response.json.event_id as string));
+      const [delivery] = await waitFor(async () => {
+        const rows = await listDeliveries(slowPolling.service.ctx.store, webhook.id);
+        return rows[0]?.status === 'delivered' && rows;
+      });
+      expect(delivery).toMatchObject({ attempts: 1, leased_until: null, lease_owner: null });
+      expect((await listAttempts(slowPolling.service.ctx.store, webhook.id)).map((a) => a.http_status)).toEqual([200]);
+    } finally {
+      await slowPolling.close();
+    }
+  });
+
+  it('leaves deliveries beyond the hand-off limit in the outbox, for a claim', async () => {
+    // One handed-off send at a time, and a worker that would first poll in 10 minutes.
+    const limited = await startServiceFor(receiver, { config: { webhookTiming: { ...FAST_TIMING, pollMs: 600_000, handOffLimit: 1 } } });
+    const held: ServerResponse[] = [];
+    receiver.answer = (_req, res) => held.push(res); // not answered yet
+    try {
+      const store = limited.service.ctx.store;
+      const webhook = await createVerifiedWebhook(store, { workspaceId: limited.workspaceId, environmentId: null, url: receiver.url });
+      const first = await postIdentify(limited.url, identifyRequest(limited.keys.publicKey));
+      await waitFor(() => receiver.requests.length === 1);
+      const second = await postIdentify(limited.url, identifyRequest(limited.keys.publicKey));
+      const byEvent = new Map((await listDeliveries(store, webhook.id)).map((d) => [d.event_id, d]));
+      expect(byEvent.get(first.json.event_id as string)).toMatchObject({ status: 'pending', attempts: 0 });
+      expect(byEvent.get(first.json.event_id as string)!.leased_until).not.toBeNull();
+      // The second waits for a worker's claim, unleased.
+      expect(byEvent.get(second.json.event_id as string)).toMatchObject({ status: 'pending', attempts: 0, leased_until: null, lease_owner: null });
+      held[0]!.writeHead(200).end();
+      receiver.answer = (_req, res) => res.writeHead(200).end();
+      await waitFor(async () => (await listDeliveries(store, webhook.id)).some((d) => d.status === 'delivered'));
+      await limited.service.webhooks.runOnce();
+      expect((await listDeliveries(store, webhook.id)).map((d) => d.status)).toEqual(['delivered', 'delivered']);
+      expect(receiver.requests.map((r) => JSON.parse(r.body).event_id)).toEqual([first.json.event_id, second.json.event_id]);
+    } finally {
+      for (const res of held) if (!res.writableEnded) res.destroy();
+      await limited.close();
+    }
+  });
+
+  it('leaves deliveries in the outbox once the worker stopped', async () => {
+    const webhook = await createVerifiedWebhook(t.service.ctx.store, { workspaceId: t.workspaceId, environmentId: null, url: receiver.url });
+    await t.service.webhooks.stop();
+    const eventId = await identify();
+    const [queued] = await listDeliveries(t.service.ctx.store, webhook.id);
+    expect(queued).toMatchObject({ event_id: eventId, status: 'pending', attempts: 0, leased_until: null });
+    expect(receiver.requests).toHaveLength(0);
   });
 
   it('starts sending once a webhook exists, also when another process created it', async () => {

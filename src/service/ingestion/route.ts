@@ -33,7 +33,7 @@ import { allowAnyOrigin, answerPreflight } from './cors.js';
 import { publicKeyNotFound, publicKeyRequired, requestFiltered } from './errors.js';
 import { identifyRequestSchema } from './request-schema.js';
 import { identifyResponseSchema } from './response-schema.js';
-import { deliveriesForEvent } from '../webhooks/outbox.js';
+import { deliveriesForEvent, queuedForSending } from '../webhooks/outbox.js';
 
 export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: ServiceContext }): Promise<void> {
   const { ctx } = opts;
@@ -132,8 +132,11 @@ export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: Service
     // change, no delivery) and answers 500 failed.
     const sealedResult = await sealedResultFor(ctx, environmentId, payload);
     // The webhook outbox is written in the event's transaction: no event without its deliveries.
+    // This process's worker sends them once it is committed, when it can (outbox.ts `DeliveryHandOff`).
     const deliveries = await deliveriesForEvent(ctx.store, event, ids);
-    await insertEvent(ctx.store, event, ids, { payload, deliveries, now, visitor: visitorWrite });
+    const lease = deliveries.length > 0 ? ctx.webhookHandOff?.lease(now) : undefined;
+    const queued = await insertEvent(ctx.store, event, ids, { payload, deliveries, now, visitor: visitorWrite, lease });
+    if (lease) ctx.webhookHandOff!.send(queuedForSending(deliveries, queued, payload));
 
     const response: IdentifyResponse = {
       v: PROTOCOL_VERSION,

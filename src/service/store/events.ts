@@ -11,8 +11,8 @@ import { dropEventPartition, ensureEventPartitions, listEventPartitions, RETENTI
 import { eventIdTime } from './ids.js';
 import { ipSortKey } from './ip-sort.js';
 import { prepareQuery } from './prepared-query.js';
-import type { Database, DeliveryRows, EventsTable } from './schema.js';
-import { deleteDeliveriesOfEvents, deliveryRows, insertDeliveryRows, keepDeliveryBodies, type NewDelivery } from './webhook-deliveries.js';
+import type { Database, DeliveryRows, EventsTable, WebhookDeliveriesTable } from './schema.js';
+import { deleteDeliveriesOfEvents, deliveryRows, insertDeliveryRows, keepDeliveryBodies, type DeliveryLease, type NewDelivery } from './webhook-deliveries.js';
 import { POSTGRES_VISITOR_WRITES, preparePostgresWrites, writeVisitor, type VisitorStatement, type VisitorWrite } from './visitors.js';
 
 function flag(value: boolean | undefined): number | null {
@@ -175,21 +175,24 @@ async function writeVisitWithEvent(store: Store, visitor: VisitorWrite, write: E
  * insert of concurrent events, which one visit's own visitor writes cannot join).
  *
  * `payload`: `eventPayload(event)` when the caller made it already (it is stored as given).
+ * `lease`: the deliveries are queued leased (webhook-deliveries.ts `DeliveryLease`).
+ * Resolves to the deliveries' rows as written, in the order of `deliveries`.
  */
 export async function insertEvent(
   store: Store,
   event: V4Event,
   ids: { workspaceId: string; environmentId: string; requestHash?: string | null },
-  opts: { payload?: string; deliveries?: readonly NewDelivery[]; now?: number; visitor?: VisitorWrite } = {},
-): Promise<void> {
+  opts: { payload?: string; deliveries?: readonly NewDelivery[]; now?: number; visitor?: VisitorWrite; lease?: DeliveryLease } = {},
+): Promise<readonly WebhookDeliveriesTable[]> {
   const write: EventWrite = {
     row: eventColumns(event, ids, opts.payload),
-    deliveries: deliveryRows(opts.deliveries ?? [], opts.now ?? event.timestamp),
+    deliveries: deliveryRows(opts.deliveries ?? [], opts.now ?? event.timestamp, opts.lease),
   };
   if (opts.visitor) await writeVisitWithEvent(store, opts.visitor, write);
   else if (internalsOf(store).db.isTransaction) await writeEvents(store, [write]);
   else if (store.engine === 'sqlite') await commitTogether(store, (trx) => writeEvents(trx, [write]));
   else await insertOnPostgres(store, write);
+  return write.deliveries.rows;
 }
 
 /**

@@ -23,7 +23,17 @@ export interface NewDelivery {
 /** Deliveries are attempted for this long after queueing (or a resend), then marked failed. */
 export const DELIVERY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
-export function deliveryRows(deliveries: readonly NewDelivery[], now: number): DeliveryRows {
+/**
+ * A lease taken as deliveries are queued: their own process's worker sends them as soon as
+ * their event is committed (webhooks/worker.ts `handOff`), and no other worker claims them
+ * before `until`, the time after which they are claimable again if that process died.
+ */
+export interface DeliveryLease {
+  owner: string;
+  until: number;
+}
+
+export function deliveryRows(deliveries: readonly NewDelivery[], now: number, lease?: DeliveryLease): DeliveryRows {
   const rows: WebhookDeliveriesTable[] = [];
   const payloads: WebhookDeliveryPayloadsTable[] = [];
   for (const d of deliveries) {
@@ -36,8 +46,8 @@ export function deliveryRows(deliveries: readonly NewDelivery[], now: number): D
       attempts: 0,
       next_attempt_at: now,
       give_up_at: now + DELIVERY_WINDOW_MS,
-      leased_until: null,
-      lease_owner: null,
+      leased_until: lease?.until ?? null,
+      lease_owner: lease?.owner ?? null,
       created_at: now,
       delivered_at: null,
     });
@@ -63,10 +73,13 @@ export async function insertDeliveryRows(store: Store, deliveries: DeliveryRows)
   for (const payload of deliveries.payloads) await insertPayloadQuery(store, payload);
 }
 
+/** What sending a delivery needs of its webhook. */
+export const SENDING_COLUMNS = ['id', 'url', 'status', 'signing_key', 'basic_auth_username', 'basic_auth_password'] as const;
+
 /** A claimed delivery with what sending it needs of its webhook. */
 export interface ClaimedDelivery {
   delivery: Pick<WebhookDeliveriesTable, 'id' | 'event_id' | 'attempts' | 'give_up_at'> & Pick<WebhookDeliveryPayloadsTable, 'payload'>;
-  webhook: Pick<WebhooksTable, 'id' | 'url' | 'status' | 'signing_key' | 'basic_auth_username' | 'basic_auth_password'>;
+  webhook: Pick<WebhooksTable, (typeof SENDING_COLUMNS)[number]>;
 }
 
 /**
@@ -98,7 +111,7 @@ export async function claimDueDeliveries(
   if (claimed.length === 0) return [];
   const webhooks = await db
     .selectFrom('webhooks')
-    .select(['id', 'url', 'status', 'signing_key', 'basic_auth_username', 'basic_auth_password'])
+    .select(SENDING_COLUMNS)
     .where('id', 'in', [...new Set(claimed.map((c) => c.webhook_id))])
     .execute();
   const payloads = await db

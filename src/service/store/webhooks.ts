@@ -3,6 +3,7 @@ import { holdEnvironment } from './environments.js';
 import { internalsOf, type Store } from './handle.js';
 import { newId, randomString } from './ids.js';
 import type { WebhooksTable } from './schema.js';
+import { SENDING_COLUMNS, type ClaimedDelivery } from './webhook-deliveries.js';
 
 export async function createWebhook(
   store: Store,
@@ -122,8 +123,8 @@ export async function deleteWebhook(store: Store, workspaceId: string, id: strin
   return Number(result.numDeletedRows) > 0;
 }
 
-/** What the outbox needs of a webhook that receives events. */
-export type ActiveWebhook = Pick<WebhooksTable, 'id' | 'legacy'>;
+/** What the outbox needs of a webhook that receives events: its format, and what sending needs. */
+export type ActiveWebhook = ClaimedDelivery['webhook'] & Pick<WebhooksTable, 'legacy'>;
 
 /**
  * The webhooks an event of this environment goes to: the environment's own and the workspace's
@@ -134,7 +135,7 @@ export async function listActiveWebhooksCached(store: Store, workspaceId: string
   return internalsOf(store).state.readCaches.get('activeWebhooks', `${workspaceId}\n${environmentId}`, async () => {
     const rows = await internalsOf(store)
       .db.selectFrom('webhooks')
-      .select(['id', 'legacy'])
+      .select([...SENDING_COLUMNS, 'legacy'])
       .where('workspace_id', '=', workspaceId)
       .where((eb) => eb.or([eb('environment_id', '=', environmentId), eb('environment_id', 'is', null)]))
       .where('status', '=', 'enabled')
