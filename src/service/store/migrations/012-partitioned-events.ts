@@ -16,7 +16,8 @@
  * until then retention deletes its expired rows as before. The DEFAULT partition is made here,
  * the weekly partitions by the service at start (ensureEventPartitions).
  */
-import { type Kysely, PostgresAdapter, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import { isPostgres } from './engine.js';
 import { createEventPartition, DEFAULT_PARTITION, LEGACY_PARTITION, PARTITION_SPAN_MS, partitionStart } from '../event-partitions.js';
 
 /**
@@ -67,8 +68,6 @@ function eventsTable(db: Kysely<any>, name: string) {
     .addColumn('ip_sort', 'text');
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kysely migrations take Kysely<any>: they must not depend on the current schema type
-const isPostgres = (db: Kysely<any>) => db.getExecutor().adapter instanceof PostgresAdapter;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kysely migrations take Kysely<any>: they must not depend on the current schema type
 export async function up(db: Kysely<any>): Promise<void> {

@@ -17,6 +17,7 @@ import * as cacheGeneration from './011-cache-generation.js';
 import * as partitionedEvents from './012-partitioned-events.js';
 import * as visitorLinks from './013-visitor-links.js';
 import * as deliveryPayloads from './014-delivery-payloads.js';
+import * as sqliteTimeIndex from './015-sqlite-time-index.js';
 
 export const migrations: Record<string, Migration> = {
   '001-core': core,
@@ -33,6 +34,7 @@ export const migrations: Record<string, Migration> = {
   '012-partitioned-events': partitionedEvents,
   '013-visitor-links': visitorLinks,
   '014-delivery-payloads': deliveryPayloads,
+  '015-sqlite-time-index': sqliteTimeIndex,
 };
 
 export const migrationProvider: MigrationProvider = {
