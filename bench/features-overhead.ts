@@ -57,8 +57,14 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite').split(',') as Engine[];
 /** Which parts to run: `rules` (filtering rules and Management API reads) and `webhooks`. */
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'rules,webhooks').split(','));
-/** Unmeasured load before the rounds, half of it with the measured feature on (its code warm too). */
-const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 10);
+/**
+ * Unmeasured load before the rounds, half of it with the measured feature on (its code warm
+ * too). Each half lasts as long as a round: every load replays the same returning visits, and
+ * a visit replayed for the first time costs more (its visitor is matched and linked, not found
+ * by its token), so a shorter warm-up left the first round to replay the rest and made it the
+ * slowest, about twice the CPU per identification, whichever condition it ran.
+ */
+const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 2 * DURATION_S);
 const MICRO_EVALUATIONS = Number(process.env.BENCH_MICRO_EVALUATIONS ?? 100_000);
 const MGMT_RATE = Number(process.env.BENCH_MGMT_RATE ?? 100);
 const MGMT_DURATION_S = Number(process.env.BENCH_MGMT_DURATION ?? 5);

@@ -10,6 +10,13 @@ import { Worker } from 'node:worker_threads';
 import type { SendResult, Sender, SenderOptions } from './sender.js';
 import type { SendRequest, SendResponse } from './sender-thread.js';
 
+/**
+ * Requests are handed over at most this often. Deliveries handed off one identification at a
+ * time would otherwise wake the thread, and it the receiver, for each one or two; gathered,
+ * they go over in one message and out in one burst.
+ */
+const HANDOVER_DELAY_MS = 20;
+
 export interface ThreadedSender extends Sender {
   /** Ends the thread (sends in flight fail). */
   close(): Promise<void>;
@@ -68,7 +75,7 @@ export function createThreadedSender(options: SenderOptions): ThreadedSender {
     new Promise<SendResult>((resolve) => {
       const id = nextId++;
       pending.set(id, resolve);
-      if (queued.length === 0) setImmediate(flush);
+      if (queued.length === 0) setTimeout(flush, HANDOVER_DELAY_MS);
       queued.push({ id, url, body, headers, signingKey });
     });
 
