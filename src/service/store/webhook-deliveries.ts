@@ -183,8 +183,62 @@ export interface AttemptRecord {
 /** What recording an attempt did to its delivery. */
 export type Settlement = 'settled' | 'lease-lost' | 'deleted';
 
-/** How many deliveries one settling statement takes (each costs 4 bound values). */
-const SETTLE_CHUNK = 200;
+/** Each settled delivery's new state, as the settling statement reads it from JSON. */
+interface DeliveryState {
+  id: string;
+  status: 'pending' | 'delivered' | 'failed';
+  retry_at: number | null;
+  delivered_at: number | null;
+}
+
+/**
+ * The settling UPDATE and the attempts' INSERT take their rows as one JSON array each
+ * (`states`, `attempts`): their text is the same for any number of rows, so each is compiled
+ * once (prepared-query.ts) rather than once per group size, as a list of bound rows would be.
+ * SQLite would drive the UPDATE's join from the status index, every pending delivery (the whole
+ * backlog) against the list; `+` keeps the index out, so each listed delivery is found by its
+ * id. PostgreSQL joins by id as it is (and has no unary + on text).
+ */
+const settleOnSqlite = prepareQuery<{ id: string }>(
+  (_db, p) => sql`update webhook_deliveries set
+      attempts = attempts + 1,
+      status = s.status,
+      next_attempt_at = coalesce(s.retry_at, webhook_deliveries.next_attempt_at),
+      delivered_at = s.delivered_at,
+      leased_until = null,
+      lease_owner = null
+    from (select value ->> 'id' as id, value ->> 'status' as status, value ->> 'retry_at' as retry_at, value ->> 'delivered_at' as delivered_at
+      from json_each(${p('states')})) as s
+    where webhook_deliveries.id = s.id and webhook_deliveries.lease_owner = ${p('owner')} and +webhook_deliveries.status = 'pending'
+    returning webhook_deliveries.id`,
+);
+const settleOnPostgres = prepareQuery<{ id: string }>(
+  (_db, p) => sql`update webhook_deliveries set
+      attempts = attempts + 1,
+      status = s.status,
+      next_attempt_at = coalesce(s.retry_at, webhook_deliveries.next_attempt_at),
+      delivered_at = s.delivered_at,
+      leased_until = null,
+      lease_owner = null
+    from json_to_recordset(cast(${p('states')} as json)) as s(id text, status text, retry_at bigint, delivered_at bigint)
+    where webhook_deliveries.id = s.id and webhook_deliveries.lease_owner = ${p('owner')} and webhook_deliveries.status = 'pending'
+    returning webhook_deliveries.id`,
+);
+const ATTEMPT_COLUMNS = ['id', 'delivery_id', 'webhook_id', 'attempted_at', 'http_status', 'latency_ms', 'error'] as const satisfies readonly (keyof WebhookAttemptsTable)[];
+const insertAttemptsOnSqlite = prepareQuery(
+  (db, p) =>
+    db
+      .insertInto('webhook_attempts')
+      .columns(ATTEMPT_COLUMNS)
+      .expression(sql`select ${sql.join(ATTEMPT_COLUMNS.map((column) => sql`value ->> ${sql.lit(column)}`))} from json_each(${p('attempts')})`),
+);
+const insertAttemptsOnPostgres = prepareQuery(
+  (db, p) =>
+    db
+      .insertInto('webhook_attempts')
+      .columns(ATTEMPT_COLUMNS)
+      .expression(sql`select ${sql.join(ATTEMPT_COLUMNS.map((column) => sql.ref(column)))} from json_populate_recordset(null::webhook_attempts, cast(${p('attempts')} as json))`),
+);
 
 /**
  * Logs attempts and settles their deliveries, all in one transaction: delivered, failed, or
@@ -193,51 +247,32 @@ const SETTLE_CHUNK = 200;
  * expired and another worker took it over (the attempt is still logged), or it was deleted
  * meanwhile (its webhook, event or visitor deleted, or purged: nothing to log it against).
  *
- * A whole pass is one UPDATE (each delivery's new state joined in as a list of rows) and one
- * multi-row INSERT of the attempts, not two statements per delivery.
+ * A whole group is one UPDATE and one INSERT, not two statements per delivery.
  */
 export async function recordAttempts(store: Store, owner: string, records: readonly AttemptRecord[]): Promise<Settlement[]> {
   if (records.length === 0) return [];
+  const onSqlite = store.engine === 'sqlite';
   return store.transaction(async (trx) => {
-    const { db } = internalsOf(trx);
-    // SQLite would otherwise drive the join from the status index, every pending delivery (the
-    // whole backlog) against the pass's list; `+` keeps the index out, so each listed delivery
-    // is found by its id. PostgreSQL joins by id as it is (and has no unary + on text).
-    const pendingStatus = store.engine === 'sqlite' ? sql`+webhook_deliveries.status` : sql`webhook_deliveries.status`;
-    const settled = new Set<string>();
-    for (let i = 0; i < records.length; i += SETTLE_CHUNK) {
-      const states = records.slice(i, i + SETTLE_CHUNK).map(({ deliveryId, attempt, outcome }) => {
-        const status = outcome.status === 'retry' ? 'pending' : outcome.status;
-        const retryAt = outcome.status === 'retry' ? outcome.at : null;
-        const deliveredAt = outcome.status === 'delivered' ? attempt.attempted_at : null;
-        // Typed casts: PostgreSQL cannot infer a parameter's type inside a UNION of SELECTs.
-        return sql`select cast(${deliveryId} as text) as id, cast(${status} as text) as status, cast(${retryAt} as bigint) as retry_at, cast(${deliveredAt} as bigint) as delivered_at`;
-      });
-      const { rows } = await sql<{ id: string }>`
-        update webhook_deliveries set
-          attempts = attempts + 1,
-          status = s.status,
-          next_attempt_at = coalesce(s.retry_at, webhook_deliveries.next_attempt_at),
-          delivered_at = s.delivered_at,
-          leased_until = null,
-          lease_owner = null
-        from (${sql.join(states, sql` union all `)}) as s
-        where webhook_deliveries.id = s.id and webhook_deliveries.lease_owner = ${owner} and ${pendingStatus} = 'pending'
-        returning webhook_deliveries.id`.execute(db);
-      for (const row of rows) settled.add(row.id);
-    }
+    const states = records.map(({ deliveryId, attempt, outcome }): DeliveryState => ({
+      id: deliveryId,
+      status: outcome.status === 'retry' ? 'pending' : outcome.status,
+      retry_at: outcome.status === 'retry' ? outcome.at : null,
+      delivered_at: outcome.status === 'delivered' ? attempt.attempted_at : null,
+    }));
+    const settledRows = await (onSqlite ? settleOnSqlite : settleOnPostgres)(trx, { states: JSON.stringify(states), owner });
+    const settled = new Set(settledRows.map((row) => row.id));
     // Not settled (rare): one lookup tells a lost lease from a deleted delivery, whose attempt
-    // row would break the foreign key and with it the whole batch.
+    // row would break the foreign key and with it the whole group.
     const unsettled = records.filter((r) => !settled.has(r.deliveryId)).map((r) => r.deliveryId);
     const existing = new Set(
-      unsettled.length === 0 ? [] : (await db.selectFrom('webhook_deliveries').select('id').where('id', 'in', unsettled).execute()).map((r) => r.id),
+      unsettled.length === 0 ? [] : (await internalsOf(trx).db.selectFrom('webhook_deliveries').select('id').where('id', 'in', unsettled).execute()).map((r) => r.id),
     );
     const results = records.map(({ deliveryId }): Settlement => (settled.has(deliveryId) ? 'settled' : existing.has(deliveryId) ? 'lease-lost' : 'deleted'));
     // The attempt happened either way: it is logged even when another worker owns the delivery now.
     const attempts = records.flatMap(({ deliveryId, webhookId, attempt }, i): WebhookAttemptsTable[] =>
       results[i] === 'deleted' ? [] : [{ id: newTimeOrderedId('wha', attempt.attempted_at), delivery_id: deliveryId, webhook_id: webhookId, ...attempt }],
     );
-    for (let i = 0; i < attempts.length; i += SETTLE_CHUNK) await db.insertInto('webhook_attempts').values(attempts.slice(i, i + SETTLE_CHUNK)).execute();
+    if (attempts.length > 0) await (onSqlite ? insertAttemptsOnSqlite : insertAttemptsOnPostgres)(trx, { attempts: JSON.stringify(attempts) });
     return results;
   });
 }
