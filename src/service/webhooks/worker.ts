@@ -81,22 +81,27 @@ export function startWebhookWorker(
   const owner = randomUUID();
 
   /** Sends one claimed delivery; what to record of it. */
-  const attempt = async ({ delivery, webhook }: ClaimedDelivery): Promise<AttemptResult> => {
+  const attempt = (claimed: ClaimedDelivery): Promise<AttemptResult> => {
+    // Only these are kept while the request is out, not the delivery with its body (a few KiB
+    // each, which would otherwise outlive the young generation and cost more to collect).
+    const { id, attempts, give_up_at: giveUpAt, payload } = claimed.delivery;
+    const { webhook } = claimed;
     const attemptedAt = clock();
-    const sent =
+    const sending: Promise<SendResult> =
       webhook.status === 'enabled'
-        ? await sender(webhook.url, delivery.payload, deliveryHeaders(webhook), webhook.signing_key)
-        : { ok: false, httpStatus: null, latencyMs: 0, error: 'webhook disabled: not sent' };
-    const failures = delivery.attempts + 1;
+        ? sender(webhook.url, payload, deliveryHeaders(webhook), webhook.signing_key)
+        : Promise.resolve({ ok: false, httpStatus: null, latencyMs: 0, error: 'webhook disabled: not sent' });
+    return sending.then((sent) => recordOf(id, webhook.id, webhook.status === 'enabled', attempts, giveUpAt, attemptedAt, sent));
+  };
+
+  /** What to record of an attempt of delivery `id`, which had failed `attempts` times before. */
+  const recordOf = (id: string, webhookId: string, enabled: boolean, attempts: number, giveUpAt: number, attemptedAt: number, sent: SendResult): AttemptResult => {
+    const failures = attempts + 1;
     const retryAt = clock() + retryDelay(failures, { baseMs: timing.backoffBaseMs, capMs: timing.backoffCapMs });
-    const outcome: AttemptOutcome = sent.ok
-      ? { status: 'delivered' }
-      : webhook.status === 'enabled' && retryAt < delivery.give_up_at
-        ? { status: 'retry', at: retryAt }
-        : { status: 'failed' };
+    const outcome: AttemptOutcome = sent.ok ? { status: 'delivered' } : enabled && retryAt < giveUpAt ? { status: 'retry', at: retryAt } : { status: 'failed' };
     return {
-      deliveryId: delivery.id,
-      webhookId: webhook.id,
+      deliveryId: id,
+      webhookId,
       attempt: { attempted_at: attemptedAt, http_status: sent.httpStatus, latency_ms: sent.latencyMs, error: sent.error },
       outcome,
       sent,
@@ -166,10 +171,11 @@ export function startWebhookWorker(
   const handedOff = new Set<Promise<void>>();
   const handOff = (delivery: ClaimedDelivery) => {
     inFlight++;
+    const id = delivery.delivery.id;
     const sending = attempt(delivery)
       .then(
         (record) => settleInGroup(record),
-        (err: unknown) => logger.error({ err, delivery: delivery.delivery.id }, 'handed-off webhook delivery failed; it is retried after its lease'),
+        (err: unknown) => logger.error({ err, delivery: id }, 'handed-off webhook delivery failed; it is retried after its lease'),
       )
       .finally(() => {
         inFlight--;
