@@ -245,6 +245,8 @@ async function openLoopGets(url: string, headers: Record<string, string>, rate: 
 interface ReceiverStats {
   latencies: number[];
   other: number;
+  /** TLS connections accepted (each a handshake on both sides). */
+  connections: number;
   cpuMs: number;
 }
 
@@ -262,7 +264,7 @@ async function startReceiverProcess(): Promise<ReceiverProcess> {
   const code = `
     const fs = require('node:fs');
     const [dir] = process.argv.slice(1);
-    let latencies = [], other = 0, cpu = process.cpuUsage();
+    let latencies = [], other = 0, connections = 0, cpu = process.cpuUsage();
     const server = require('node:https').createServer({ key: fs.readFileSync(dir + '/key.pem'), cert: fs.readFileSync(dir + '/cert.pem') }, (req, res) => {
       const chunks = [];
       req.on('data', (c) => chunks.push(c));
@@ -271,8 +273,8 @@ async function startReceiverProcess(): Promise<ReceiverProcess> {
         if (req.method === 'GET' && req.url === '/stats') {
           const used = process.cpuUsage(cpu);
           cpu = process.cpuUsage();
-          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ latencies, other, cpuMs: (used.user + used.system) / 1000 }));
-          latencies = []; other = 0;
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ latencies, other, connections, cpuMs: (used.user + used.system) / 1000 }));
+          latencies = []; other = 0; connections = 0;
           return;
         }
         try {
@@ -282,6 +284,7 @@ async function startReceiverProcess(): Promise<ReceiverProcess> {
         res.writeHead(200).end('ok');
       });
     });
+    server.on('secureConnection', () => connections++);
     server.listen(0, '127.0.0.1', () => console.log(server.address().port));
   `;
   const child: ChildProcess = spawn(process.execPath, ['-e', code, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -426,7 +429,7 @@ async function runEngine(engine: Engine, receiver: ReceiverProcess) {
     // with the webhook lasts until its outbox is drained: the sustained rate counts the drain
     // time and its CPU, so a worker that falls behind during the load is not a hidden cost.
     const noWebhook: LoadResult[] = [];
-    const withWebhook: (LoadResult & { backlog: number; drainMs: number; sustainedRps: number; cpuMsPerRequestInclDrain: number; receiverCpuMsPerDelivery: number })[] = [];
+    const withWebhook: (LoadResult & { backlog: number; drainMs: number; sustainedRps: number; cpuMsPerRequestInclDrain: number; receiverCpuMsPerDelivery: number; receiverConnections: number })[] = [];
     let saturationDeliveries = 0;
     if (!webhook) return { filtering: { noRules, withRules }, mgmt };
     for (let round = 1; round <= ROUNDS; round++) {
@@ -458,8 +461,8 @@ async function runEngine(engine: Engine, receiver: ReceiverProcess) {
           const received = await receiver.take();
           saturationDeliveries += received.latencies.length;
           const receiverCpuMsPerDelivery = received.cpuMs / Math.max(1, received.latencies.length);
-          withWebhook.push({ ...measured, receiverCpuMsPerDelivery });
-          say(`round ${round}, 1 webhook (outbox ${measured.backlog} at the end, drained in ${(measured.drainMs / 1000).toFixed(1)} s; sustained ${Math.round(measured.sustainedRps)}/s; receiver ${receiverCpuMsPerDelivery.toFixed(3)} ms CPU/delivery)`, measured);
+          withWebhook.push({ ...measured, receiverCpuMsPerDelivery, receiverConnections: received.connections });
+          say(`round ${round}, 1 webhook (outbox ${measured.backlog} at the end, drained in ${(measured.drainMs / 1000).toFixed(1)} s; sustained ${Math.round(measured.sustainedRps)}/s; receiver ${receiverCpuMsPerDelivery.toFixed(3)} ms CPU/delivery, ${received.connections} TLS connections)`, measured);
         },
       );
     }
@@ -569,7 +572,7 @@ async function main(): Promise<void> {
         rows.push(`| ${engine} | Identifications/s, no webhook: median of ${ROUNDS} rounds (each) | ${rate(noHookRps)} (${rounds(w.noWebhook)}); CPU ${cpu(pooledCpu(w.noWebhook))} per id. | | |`);
         rows.push(`| ${engine} | Identifications/s, 1 verified webhook, during the load: median (each) | ${rate(hookRps)} (${rounds(w.withWebhook)}); CPU ${cpu(pooledCpu(w.withWebhook))} per id. (${pct(hookCpu)}); outbox at the end of each load ${w.withWebhook.map((x) => x.backlog.toLocaleString('en')).join(', ')} | | |`);
         rows.push(`| ${engine} | Identifications/s, 1 verified webhook, sustained (load + outbox drain time): median, drop | ${rate(hookSustained)}, ${pct(-hookDrop)}; CPU ${cpu(hookCpuInclDrain)} per id. with the delivery (${pct((hookCpuInclDrain / pooledCpu(w.noWebhook) - 1) * 100)}) | drop ≤ ${TARGETS.webhookDropPct}% | ${mark(hookDrop <= TARGETS.webhookDropPct)} |`);
-        rows.push(`| ${engine} | The bench's HTTPS receiver, on the same cores: CPU per delivery, median of the rounds | ${cpu(median(w.withWebhook.map((x) => x.receiverCpuMsPerDelivery)))} | | |`);
+        rows.push(`| ${engine} | The bench's HTTPS receiver, on the same cores: CPU per delivery, median of the rounds (TLS connections it accepted per round) | ${cpu(median(w.withWebhook.map((x) => x.receiverCpuMsPerDelivery)))} (${w.withWebhook.map((x) => x.receiverConnections).join(', ')}) | | |`);
         const l = w.latency;
         rows.push(`| ${engine} | Delivery latency at ${rate(w.halfRate)}/s (half the max with webhook), p50 | ${msf(l.p50)} (${l.deliveries.toLocaleString('en')} deliveries received; autocannon counted ${w.half.requests.toLocaleString('en')} identifications, ${rate(w.half.rps)}/s) | < ${TARGETS.deliveryP50Ms} ms | ${mark(l.p50 < TARGETS.deliveryP50Ms)} |`);
         rows.push(`| ${engine} | Delivery latency, p99 (max) | ${msf(l.p99)} (${msf(l.max)}) | < ${TARGETS.deliveryP99Ms} ms | ${mark(l.p99 < TARGETS.deliveryP99Ms)} |`);
