@@ -2,7 +2,7 @@
  * The webhook outbox: deliveries are inserted with their event (events.ts), claimed by workers
  * under a lease, and settled after each attempt, which is logged in webhook_attempts.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { internalsOf, type Store } from './handle.js';
 import { eventIdTime, newTimeOrderedId } from './ids.js';
 import { prepareQuery } from './prepared-query.js';
@@ -199,30 +199,30 @@ interface DeliveryState {
  * backlog) against the list; `+` keeps the index out, so each listed delivery is found by its
  * id. PostgreSQL joins by id as it is (and has no unary + on text).
  */
-const settleOnSqlite = prepareQuery<{ id: string }>(
-  (_db, p) => sql`update webhook_deliveries set
-      attempts = attempts + 1,
-      status = s.status,
-      next_attempt_at = coalesce(s.retry_at, webhook_deliveries.next_attempt_at),
-      delivered_at = s.delivered_at,
-      leased_until = null,
-      lease_owner = null
-    from (select value ->> 'id' as id, value ->> 'status' as status, value ->> 'retry_at' as retry_at, value ->> 'delivered_at' as delivered_at
-      from json_each(${p('states')})) as s
-    where webhook_deliveries.id = s.id and webhook_deliveries.lease_owner = ${p('owner')} and +webhook_deliveries.status = 'pending'
-    returning webhook_deliveries.id`,
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parameter marker stands for a value of any type (prepared-query.ts)
+type Param = (name: string) => any;
+/** The settling UPDATE, with the states as rows `s` (`statesAsRows`) and the status column as the engine wants it compared. */
+const settleQuery = (statesAsRows: (p: Param) => RawBuilder<unknown>, pendingStatus: RawBuilder<unknown>) =>
+  prepareQuery<{ id: string }>(
+    (_db, p) => sql`update webhook_deliveries set
+        attempts = attempts + 1,
+        status = s.status,
+        next_attempt_at = coalesce(s.retry_at, webhook_deliveries.next_attempt_at),
+        delivered_at = s.delivered_at,
+        leased_until = null,
+        lease_owner = null
+      from ${statesAsRows(p)}
+      where webhook_deliveries.id = s.id and webhook_deliveries.lease_owner = ${p('owner')} and ${pendingStatus} = 'pending'
+      returning webhook_deliveries.id`,
+  );
+const settleOnSqlite = settleQuery(
+  (p) => sql`(select value ->> 'id' as id, value ->> 'status' as status, value ->> 'retry_at' as retry_at, value ->> 'delivered_at' as delivered_at
+    from json_each(${p('states')})) as s`,
+  sql`+webhook_deliveries.status`,
 );
-const settleOnPostgres = prepareQuery<{ id: string }>(
-  (_db, p) => sql`update webhook_deliveries set
-      attempts = attempts + 1,
-      status = s.status,
-      next_attempt_at = coalesce(s.retry_at, webhook_deliveries.next_attempt_at),
-      delivered_at = s.delivered_at,
-      leased_until = null,
-      lease_owner = null
-    from json_to_recordset(cast(${p('states')} as json)) as s(id text, status text, retry_at bigint, delivered_at bigint)
-    where webhook_deliveries.id = s.id and webhook_deliveries.lease_owner = ${p('owner')} and webhook_deliveries.status = 'pending'
-    returning webhook_deliveries.id`,
+const settleOnPostgres = settleQuery(
+  (p) => sql`json_to_recordset(cast(${p('states')} as json)) as s(id text, status text, retry_at bigint, delivered_at bigint)`,
+  sql`webhook_deliveries.status`,
 );
 const ATTEMPT_COLUMNS = ['id', 'delivery_id', 'webhook_id', 'attempted_at', 'http_status', 'latency_ms', 'error'] as const satisfies readonly (keyof WebhookAttemptsTable)[];
 const insertAttemptsOnSqlite = prepareQuery(
