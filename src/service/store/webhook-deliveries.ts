@@ -183,6 +183,9 @@ export interface AttemptRecord {
 /** What recording an attempt did to its delivery. */
 export type Settlement = 'settled' | 'lease-lost' | 'deleted';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parameter marker stands for a value of any type (prepared-query.ts)
+type Param = (name: string) => any;
+
 /** Each settled delivery's new state, as the settling statement reads it from JSON. */
 interface DeliveryState {
   id: string;
@@ -199,9 +202,7 @@ interface DeliveryState {
  * backlog) against the list; `+` keeps the index out, so each listed delivery is found by its
  * id. PostgreSQL joins by id as it is (and has no unary + on text).
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parameter marker stands for a value of any type (prepared-query.ts)
-type Param = (name: string) => any;
-/** The settling UPDATE, with the states as rows `s` (`statesAsRows`) and the status column as the engine wants it compared. */
+// The settling UPDATE, with the states as rows `s` (`statesAsRows`) and the status column as the engine wants it compared.
 const settleQuery = (statesAsRows: (p: Param) => RawBuilder<unknown>, pendingStatus: RawBuilder<unknown>) =>
   prepareQuery<{ id: string }>(
     (_db, p) => sql`update webhook_deliveries set

@@ -2,8 +2,8 @@
  * The webhook worker: drains the outbox (store/webhook-deliveries.ts). Each pass claims due
  * deliveries under a lease, sends them concurrently, then logs the attempts and settles their
  * deliveries in one transaction: delivered on 2xx, otherwise retried with backoff (backoff.ts)
- * until its 24 h window ends, then failed. Delivery is at least once: a worker killed after sending but before
- * settling leaves a lease that expires, and the delivery is sent again.
+ * until its 24 h window ends, then failed. Delivery is at least once: a worker killed after
+ * sending but before settling leaves a lease that expires, and the delivery is sent again.
  *
  * Hand-off: the deliveries an identification of this process queues are leased to its worker
  * as they are written (outbox.ts `DeliveryHandOff`), and sent as soon as their event is
@@ -37,6 +37,14 @@ const SETTLE_DELAY_MS = 100;
 
 /** An attempt, what to record of it and the send's result. */
 type AttemptResult = AttemptRecord & { sent: SendResult };
+
+/** Handed-off attempts waiting to be settled together. */
+interface SettlementGroup {
+  records: AttemptResult[];
+  /** Settles the group now. */
+  start(): void;
+  settled: Promise<void>;
+}
 
 export interface WebhookWorker extends DeliveryHandOff {
   /** One claim-and-send pass; returns how many deliveries it attempted. */
@@ -138,12 +146,6 @@ export function startWebhookWorker(
   // SETTLE_DELAY_MS after its first attempt ended, or once it holds a pass's BATCH.
   let handingOff = true;
   let inFlight = 0;
-  interface SettlementGroup {
-    records: AttemptResult[];
-    /** Settles the group now. */
-    start(): void;
-    settled: Promise<void>;
-  }
   let group: SettlementGroup | undefined;
   const settleInGroup = (record: AttemptResult): Promise<void> => {
     if (!group) {
