@@ -1,12 +1,19 @@
 /**
- * Reads the sections of an existing BENCHMARKS.md back, so that `npm run bench --only x` on a
- * machine without bench/.out (a fresh clone, another worktree) keeps the other benchmarks'
- * last published figures instead of replacing them with "not run".
+ * The format of BENCHMARKS.md that bench/run-all.ts writes and reads back. It reads the
+ * sections of an existing report, so that `npm run bench --only x` on a machine without
+ * bench/.out (a fresh clone, another worktree) keeps the other benchmarks' last published
+ * figures instead of replacing them with "not run".
  *
  * The report lists one Summary row per benchmark (with its script) and then one section per
  * row in the same order; the script names the benchmark, the row's status says when its
  * figures were measured.
  */
+
+/** A time as the report writes it: to the minute, UTC (without the "UTC"). */
+export const reportMinute = (iso: string): string => iso.slice(0, 16).replace('T', ' ');
+
+/** The Summary status of a benchmark shown from an earlier run; its section repeats it, in italics. */
+export const earlierRunStatus = (iso: string): string => `from an earlier run (${reportMinute(iso)} UTC), not re-run this time`;
 
 export interface EarlierSection {
   title: string;

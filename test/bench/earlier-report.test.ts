@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { earlierSections } from '../../bench/earlier-report.js';
+import { earlierRunStatus, earlierSections } from '../../bench/earlier-report.js';
 
 const report = [
   '# Benchmarks',
@@ -69,6 +69,18 @@ describe('earlierSections', () => {
   it('leaves out a benchmark that has no figures', () => {
     expect(sections.has('bench/server-api-latency.ts')).toBe(false);
     expect(sections.size).toBe(3);
+  });
+
+  it('reads back the status and note bench/run-all.ts writes for an earlier section', () => {
+    const status = earlierRunStatus('2026-11-20T07:45:12.345Z');
+    const written = report
+      .replace('| Agent bundle size | `bench/size.ts` | ok (3 s) |', `| Agent bundle size | \`bench/size.ts\` | ${status} |`)
+      .replace('## Agent size\n', `## Agent size\n\n*${status}.*\n`);
+    expect(earlierSections(written).get('bench/size.ts')).toEqual({
+      title: 'Agent size',
+      generatedAt: '2026-11-20T07:45:00.000Z',
+      markdown: '| Build | gzip |\n| --- | ---: |\n| cdn | 7.6 KB |',
+    });
   });
 
   it('finds nothing in a file that is not a report', () => {

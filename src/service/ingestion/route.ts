@@ -134,9 +134,10 @@ export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: Service
     // The webhook outbox is written in the event's transaction: no event without its deliveries.
     // This process's worker sends them once it is committed, when it can (outbox.ts `DeliveryHandOff`).
     const deliveries = await deliveriesForEvent(ctx.store, event, ids);
-    const lease = deliveries.length > 0 ? ctx.webhookHandOff?.lease(now) : undefined;
+    const handOff = deliveries.length > 0 ? ctx.webhookHandOff : undefined;
+    const lease = handOff?.lease(now);
     const queued = await insertEvent(ctx.store, event, ids, { payload, deliveries, now, visitor: visitorWrite, lease });
-    if (lease) ctx.webhookHandOff!.send(queuedForSending(deliveries, queued, payload));
+    if (handOff && lease) handOff.send(queuedForSending(deliveries, queued, payload));
 
     const response: IdentifyResponse = {
       v: PROTOCOL_VERSION,

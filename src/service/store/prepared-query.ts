@@ -21,14 +21,17 @@ class Param {
   constructor(readonly name: string) {}
 }
 
+/** Names a value of a prepared statement where it goes (typed `any` so it fits any column). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parameter marker stands for a value of any column type
+export type ParamMarker = (name: string) => any;
+
 /**
  * `build(db, param)` returns the query (a query builder or a `sql` template), with
  * `param('name')` wherever a value goes (typed `any` so it fits any column). Values are bound
  * by name on each call.
  */
 export function prepareQuery<R>(
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parameter marker stands for a value of any column type
-  build: (db: Kysely<Database>, param: (name: string) => any) => { compile(db: Kysely<Database>): CompiledQuery<R> },
+  build: (db: Kysely<Database>, param: ParamMarker) => { compile(db: Kysely<Database>): CompiledQuery<R> },
 ): PreparedQuery<R> {
   return async (store, values) => {
     const { db, state } = internalsOf(store);

@@ -13,7 +13,7 @@
  */
 import { sql } from 'kysely';
 import type { Window3 } from '../../events/v4-event.js';
-import { prepareQuery } from './prepared-query.js';
+import { prepareQuery, type ParamMarker } from './prepared-query.js';
 import type { Store } from './handle.js';
 
 export const RECENT_WINDOWS_MS = { '5_minutes': 5 * 60_000, '1_hour': 60 * 60_000, '24_hours': 24 * 60 * 60_000 } as const;
@@ -71,8 +71,7 @@ export type ActivityPart = 'visitor' | 'network';
  * `since1Hour`, `until` (recentActivityValues). Also a part of the identification's read
  * on PostgreSQL (visitors.ts).
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parameter marker stands for a value of any type (prepared-query.ts)
-export function activityRowsSql(p: (name: string) => any, part: ActivityPart) {
+export function activityRowsSql(p: ParamMarker, part: ActivityPart) {
   // A literal limit lets the planner stop each index scan early.
   const limit = sql.lit(RECENT_SCAN_LIMIT);
   // Every scan starts 24 hours back, so the widest window is count(*).

@@ -5,7 +5,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { internalsOf, type Store } from './handle.js';
 import { eventIdTime, newTimeOrderedId } from './ids.js';
-import { prepareQuery } from './prepared-query.js';
+import { prepareQuery, type ParamMarker } from './prepared-query.js';
 import type { Database, DeliveryRows, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookDeliveryPayloadsTable, WebhooksTable } from './schema.js';
 
 /** What queueing a delivery takes; the rest of the row is derived. */
@@ -183,9 +183,6 @@ export interface AttemptRecord {
 /** What recording an attempt did to its delivery. */
 export type Settlement = 'settled' | 'lease-lost' | 'deleted';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parameter marker stands for a value of any type (prepared-query.ts)
-type Param = (name: string) => any;
-
 /** Each settled delivery's new state, as the settling statement reads it from JSON. */
 interface DeliveryState {
   id: string;
@@ -203,7 +200,7 @@ interface DeliveryState {
  * id. PostgreSQL joins by id as it is (and has no unary + on text).
  */
 // The settling UPDATE, with the states as rows `s` (`statesAsRows`) and the status column as the engine wants it compared.
-const settleQuery = (statesAsRows: (p: Param) => RawBuilder<unknown>, pendingStatus: RawBuilder<unknown>) =>
+const settleQuery = (statesAsRows: (p: ParamMarker) => RawBuilder<unknown>, pendingStatus: RawBuilder<unknown>) =>
   prepareQuery<{ id: string }>(
     (_db, p) => sql`update webhook_deliveries set
         attempts = attempts + 1,
