@@ -14,6 +14,8 @@ export interface ReceivedRequest {
   path: string;
   headers: IncomingHttpHeaders;
   body: string;
+  /** The sender's port: requests on one kept-alive connection share it. */
+  remotePort: number | undefined;
 }
 
 /** Answers one request; the default answers 200. Leaving `res` open makes the sender time out. */
@@ -53,7 +55,7 @@ export async function startReceiver(answer: Answer = ok): Promise<Receiver> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const received = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const received = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), remotePort: req.socket.remotePort };
       requests.push(received);
       open.add(res);
       res.on('close', () => open.delete(res));

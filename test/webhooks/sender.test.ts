@@ -78,4 +78,33 @@ describe('webhook sender', () => {
     expect(result).toMatchObject({ ok: false, httpStatus: 500, error: `HTTP 500: ${'e'.repeat(200)}` });
     expect(Date.now() - started).toBeLessThan(1500);
   });
+
+  it('takes a 2xx whose answer is endless as delivered, without reading it all', async () => {
+    receiver = await startReceiver((_req, res) => {
+      res.writeHead(200);
+      res.write('x'.repeat(64 * 1024));
+    });
+    const started = Date.now();
+    const result = await trusting(receiver, 2000)(receiver.url, '{}', {});
+    expect(result).toMatchObject({ ok: true, httpStatus: 200, error: null });
+    expect(Date.now() - started).toBeLessThan(1500);
+  });
+
+  it('keeps the status of an answer whose body stalls past the time limit', async () => {
+    receiver = await startReceiver((_req, res) => {
+      res.writeHead(503);
+      res.write('busy, try later');
+    });
+    const result = await trusting(receiver, 300)(receiver.url, '{}', {});
+    expect(result).toMatchObject({ ok: false, httpStatus: 503, error: 'HTTP 503: busy, try later' });
+  });
+
+  it('keeps its connections to a receiver for the next deliveries', async () => {
+    receiver = await startReceiver();
+    const send = trusting(receiver);
+    for (let i = 0; i < 6; i++) expect(await send(receiver.url, `{"n":${i}}`, {})).toMatchObject({ ok: true });
+    // A response settles its send just before undici frees the connection, so the next send
+    // may take a second one; none opens a connection of its own.
+    expect(new Set(receiver.requests.map((r) => r.remotePort)).size).toBeLessThanOrEqual(2);
+  });
 });
