@@ -47,6 +47,7 @@ import { createTestDatabase, type Engine } from '../test/helpers/test-service.js
 import { makeCertificate } from '../test/webhooks/receiver.js';
 import { writeBenchOutput } from './bench-output.js';
 import { profiled } from './cpu-profile.js';
+import { ownThreadCpu } from './process-cpu.js';
 import { AUTOCANNON_REQUESTS_SOURCE, browserRequests, sendFirstVisits, TOKEN_KEEPING_SOURCE, writeRequestsFile, type BrowserRequest } from './browser-requests.js';
 
 const BROWSERS = Number(process.env.BENCH_BROWSERS ?? 1500);
@@ -97,6 +98,10 @@ interface LoadResult {
   /** Service-process CPU time per completed request during the load, ms. */
   cpuMsPerRequest: number;
   cpuMs: number;
+  /** Of cpuMs, the main thread's (the event loop); the rest is the other threads' (undefined off Linux). */
+  mainThreadCpuMs: number | undefined;
+  /** autocannon's own CPU time during the load, ms: it shares the machine's cores with the service. */
+  loadGeneratorCpuMs: number;
 }
 
 /** First and later visits of the simulated population, with the page's Origin header (browser-requests.ts). */
@@ -108,6 +113,14 @@ const ipOf = (p: BrowserRequest) => p.headers['x-forwarded-for']!;
 const median = (xs: number[]): number => percentile([...xs].sort((a, b) => a - b), 50);
 /** CPU per request over several loads: their CPU time over their requests. */
 const pooledCpu = (rs: { cpuMs: number; requests: number }[]): number => rs.reduce((a, r) => a + r.cpuMs, 0) / Math.max(1, rs.reduce((a, r) => a + r.requests, 0));
+/** Loads' CPU per request, pooled, by where it was spent: the service's main thread, its other threads, the load generator. */
+function cpuSplit(rs: LoadResult[]): string {
+  const requests = Math.max(1, rs.reduce((a, r) => a + r.requests, 0));
+  const perRequest = (pick: (r: LoadResult) => number) => `${(rs.reduce((a, r) => a + pick(r), 0) / requests).toFixed(3)} ms`;
+  const generator = `load generator ${perRequest((r) => r.loadGeneratorCpuMs)}`;
+  if (rs.some((r) => r.mainThreadCpuMs === undefined)) return generator;
+  return `main thread ${perRequest((r) => r.mainThreadCpuMs!)}, other threads ${perRequest((r) => r.cpuMs - r.mainThreadCpuMs!)}; ${generator}`;
+}
 
 const percentile = (sorted: number[], p: number): number =>
   sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]! : NaN;
@@ -173,6 +186,7 @@ async function runAutocannon(url: string, file: string, opts: { connections: num
     const payloads = JSON.parse(require('node:fs').readFileSync(process.argv[1], 'utf8'));
     const [url, connections, duration, overallRate] = process.argv.slice(2);
     ${TOKEN_KEEPING_SOURCE}
+    const cpu = process.cpuUsage();
     autocannon({
       url, connections: Number(connections), duration: Number(duration), method: 'POST',
       ...(Number(overallRate) > 0 ? { overallRate: Number(overallRate) } : {}),
@@ -182,6 +196,7 @@ async function runAutocannon(url: string, file: string, opts: { connections: num
       process.stdout.write(JSON.stringify({
         rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99,
         non2xx: r.non2xx, errors: r.errors + r.timeouts, requests: r.requests.total,
+        loadGeneratorCpuMs: ((used) => (used.user + used.system) / 1000)(process.cpuUsage(cpu)),
       }));
     });
   `;
@@ -189,7 +204,7 @@ async function runAutocannon(url: string, file: string, opts: { connections: num
     execFile(process.execPath, ['-e', code, file, url, String(opts.connections), String(opts.duration), String(opts.overallRate ?? 0)], { maxBuffer: 1 << 20 },
       (err, stdout, stderr) => (err ? reject(new Error(`autocannon failed: ${stderr || err.message}`)) : resolve(stdout)));
   });
-  return JSON.parse(output) as Omit<LoadResult, 'cpuMsPerRequest' | 'cpuMs'>;
+  return JSON.parse(output) as Omit<LoadResult, 'cpuMsPerRequest' | 'cpuMs' | 'mainThreadCpuMs'>;
 }
 
 /** Identification load; `during` runs alongside (e.g. sampling the outbox). */
@@ -197,10 +212,13 @@ async function load(url: string, payloads: BrowserRequest[], opts: { connections
   const { file, remove } = writeRequestsFile(payloads);
   try {
     const before = process.cpuUsage();
+    const threadsBefore = ownThreadCpu();
     const r = await runAutocannon(url, file, { connections: opts.connections ?? CONNECTIONS, duration: opts.duration ?? DURATION_S, overallRate: opts.overallRate });
     const used = process.cpuUsage(before);
+    const threadsAfter = ownThreadCpu();
     const cpuMs = (used.user + used.system) / 1000;
-    return { ...r, cpuMs, cpuMsPerRequest: cpuMs / Math.max(1, r.requests) };
+    const mainThreadCpuMs = threadsBefore && threadsAfter ? threadsAfter.main - threadsBefore.main : undefined;
+    return { ...r, cpuMs, cpuMsPerRequest: cpuMs / Math.max(1, r.requests), mainThreadCpuMs };
   } finally {
     remove();
   }
@@ -384,7 +402,7 @@ async function runEngine(engine: Engine, receiver: ReceiverProcess) {
     if (webhook) await client.updateWebhook(webhook.id, { status: 'disabled' });
     await receiver.take();
 
-    const say = (label: string, r: LoadResult) => console.error(`  ${label}: ${Math.round(r.rps)}/s, ${r.cpuMsPerRequest.toFixed(3)} ms CPU/request, p99 ${r.p99} ms, ${r.non2xx} non-2xx, ${r.errors} errors`);
+    const say = (label: string, r: LoadResult) => console.error(`  ${label}: ${Math.round(r.rps)}/s, ${r.cpuMsPerRequest.toFixed(3)} ms CPU/request (${cpuSplit([r])}), p99 ${r.p99} ms, ${r.non2xx} non-2xx, ${r.errors} errors`);
     const mgmt: Record<string, Awaited<ReturnType<typeof openLoopGets>>> = {};
     // The database grows with every load, which makes later loads slower: each round runs its
     // two conditions in alternating order (A B, B A, A B, ...), so neither is always the later one.
@@ -569,8 +587,8 @@ async function main(): Promise<void> {
         const hookDrop = (1 - hookSustained / noHookRps) * 100;
         const hookCpu = (pooledCpu(w.withWebhook) / pooledCpu(w.noWebhook) - 1) * 100;
         const hookCpuInclDrain = w.withWebhook.reduce((a, x) => a + x.cpuMsPerRequestInclDrain * x.requests, 0) / Math.max(1, w.withWebhook.reduce((a, x) => a + x.requests, 0));
-        rows.push(`| ${engine} | Identifications/s, no webhook: median of ${ROUNDS} rounds (each) | ${rate(noHookRps)} (${rounds(w.noWebhook)}); CPU ${cpu(pooledCpu(w.noWebhook))} per id. | | |`);
-        rows.push(`| ${engine} | Identifications/s, 1 verified webhook, during the load: median (each) | ${rate(hookRps)} (${rounds(w.withWebhook)}); CPU ${cpu(pooledCpu(w.withWebhook))} per id. (${pct(hookCpu)}); outbox at the end of each load ${w.withWebhook.map((x) => x.backlog.toLocaleString('en')).join(', ')} | | |`);
+        rows.push(`| ${engine} | Identifications/s, no webhook: median of ${ROUNDS} rounds (each) | ${rate(noHookRps)} (${rounds(w.noWebhook)}); CPU ${cpu(pooledCpu(w.noWebhook))} per id. (${cpuSplit(w.noWebhook)}) | | |`);
+        rows.push(`| ${engine} | Identifications/s, 1 verified webhook, during the load: median (each) | ${rate(hookRps)} (${rounds(w.withWebhook)}); CPU ${cpu(pooledCpu(w.withWebhook))} per id. (${pct(hookCpu)}: ${cpuSplit(w.withWebhook)}); outbox at the end of each load ${w.withWebhook.map((x) => x.backlog.toLocaleString('en')).join(', ')} | | |`);
         rows.push(`| ${engine} | Identifications/s, 1 verified webhook, sustained (load + outbox drain time): median, drop | ${rate(hookSustained)}, ${pct(-hookDrop)}; CPU ${cpu(hookCpuInclDrain)} per id. with the delivery (${pct((hookCpuInclDrain / pooledCpu(w.noWebhook) - 1) * 100)}) | drop ≤ ${TARGETS.webhookDropPct}% | ${mark(hookDrop <= TARGETS.webhookDropPct)} |`);
         rows.push(`| ${engine} | The bench's HTTPS receiver, on the same cores: CPU per delivery, median of the rounds (TLS connections it accepted per round) | ${cpu(median(w.withWebhook.map((x) => x.receiverCpuMsPerDelivery)))} (${w.withWebhook.map((x) => x.receiverConnections).join(', ')}) | | |`);
         const l = w.latency;
