@@ -3,7 +3,7 @@
  *
  * 1. Filtering rules: identification throughput at saturation and server CPU per
  *    identification with no rules vs 10 enabled rules of realistic shape that do not match,
- *    in BENCH_ROUNDS (4) rounds of both, in alternating order (A B, B A, ...: the database grows
+ *    in BENCH_ROUNDS (6) rounds of both, in alternating order (A B, B A, ...: the database grows
  *    with every load), median rate, CPU pooled over the rounds,
  *    and a micro-benchmark of one warm rule evaluation (the service's evaluator, compiled,
  *    with varied requests). Targets: at most 5% drop; median evaluation at most 20 µs.
@@ -54,7 +54,7 @@ const BROWSERS = Number(process.env.BENCH_BROWSERS ?? 1500);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 25);
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 /** Rounds of each condition, interleaved (A B A B ...), so that drift and other load on a shared machine fall on both alike. */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite').split(',') as Engine[];
 /** Which parts to run: `rules` (filtering rules and Management API reads) and `webhooks`. */
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'rules,webhooks').split(','));
@@ -590,6 +590,9 @@ async function main(): Promise<void> {
         rows.push(`| ${engine} | Identifications/s, no webhook: median of ${ROUNDS} rounds (each) | ${rate(noHookRps)} (${rounds(w.noWebhook)}); CPU ${cpu(pooledCpu(w.noWebhook))} per id. (${cpuSplit(w.noWebhook)}) | | |`);
         rows.push(`| ${engine} | Identifications/s, 1 verified webhook, during the load: median (each) | ${rate(hookRps)} (${rounds(w.withWebhook)}); CPU ${cpu(pooledCpu(w.withWebhook))} per id. (${pct(hookCpu)}: ${cpuSplit(w.withWebhook)}); outbox at the end of each load ${w.withWebhook.map((x) => x.backlog.toLocaleString('en')).join(', ')} | | |`);
         rows.push(`| ${engine} | Identifications/s, 1 verified webhook, sustained (load + outbox drain time): median, drop | ${rate(hookSustained)}, ${pct(-hookDrop)}; CPU ${cpu(hookCpuInclDrain)} per id. with the delivery (${pct((hookCpuInclDrain / pooledCpu(w.noWebhook) - 1) * 100)}) | drop ≤ ${TARGETS.webhookDropPct}% | ${mark(hookDrop <= TARGETS.webhookDropPct)} |`);
+        // Each round's own drop (its two loads back to back): the machine's speed drifts between rounds.
+        const roundDrops = w.withWebhook.map((x, i) => (1 - x.sustainedRps / w.noWebhook[i]!.rps) * 100);
+        rows.push(`| ${engine} | Drop within each round (its two loads back to back), median (each) | ${pct(-median(roundDrops))} (${roundDrops.map((d) => pct(-d)).join(', ')}) | | |`);
         rows.push(`| ${engine} | The bench's HTTPS receiver, on the same cores: CPU per delivery, median of the rounds (TLS connections it accepted per round) | ${cpu(median(w.withWebhook.map((x) => x.receiverCpuMsPerDelivery)))} (${w.withWebhook.map((x) => x.receiverConnections).join(', ')}) | | |`);
         const l = w.latency;
         rows.push(`| ${engine} | Delivery latency at ${rate(w.halfRate)}/s (half the max with webhook), p50 | ${msf(l.p50)} (${l.deliveries.toLocaleString('en')} deliveries received; autocannon counted ${w.half.requests.toLocaleString('en')} identifications, ${rate(w.half.rps)}/s) | < ${TARGETS.deliveryP50Ms} ms | ${mark(l.p50 < TARGETS.deliveryP50Ms)} |`);
