@@ -80,8 +80,10 @@ it('waits out a reader that holds the log, then restarts it', async () => {
     const held = database.walSize();
     expect(held).toBeGreaterThan(300 * 3 * PAGE * 0.9);
     reader.exec('commit');
-    // Long enough for the worker's back-off after the RESTARTs the reader made it give up.
-    const commits = 1200;
+    // Long enough for the worker's back-off (2 s) after the RESTARTs the reader made it give
+    // up, with room for a slow machine: about 6 s of writes; without a restart the log would
+    // grow by all of them.
+    const commits = 2400;
     await database.write(commits, 25);
     expect(database.walSize() - held).toBeLessThan((commits * 3 * PAGE) / 2);
   } finally {
