@@ -20,6 +20,9 @@
  *    during and 5 s after the load. Targets: at most 10% drop; p50 < 1 s, p99 < 5 s; outbox
  *    back to ~0.
  *
+ * The load generator and the receiver are pinned to the last core (bench/harness-core.ts;
+ * BENCH_PIN_HARNESS=0 leaves them to the scheduler): unpinned, where the scheduler put them
+ * moved a webhook's measured cost from +12% to -27% between runs of the same code.
  * BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of every load (bench/cpu-profile.ts).
  *   npm run bench:features
  *   BENCH_ENGINES=sqlite,postgres BENCH_DURATION=10 npm run bench:features
@@ -47,6 +50,7 @@ import { createTestDatabase, type Engine } from '../test/helpers/test-service.js
 import { makeCertificate } from '../test/webhooks/receiver.js';
 import { writeBenchOutput } from './bench-output.js';
 import { profiled } from './cpu-profile.js';
+import { harnessCore, helperCommand } from './harness-core.js';
 import { ownThreadCpu } from './process-cpu.js';
 import { AUTOCANNON_REQUESTS_SOURCE, browserRequests, sendFirstVisits, TOKEN_KEEPING_SOURCE, writeRequestsFile, type BrowserRequest } from './browser-requests.js';
 
@@ -201,7 +205,7 @@ async function runAutocannon(url: string, file: string, opts: { connections: num
     });
   `;
   const output = await new Promise<string>((resolve, reject) => {
-    execFile(process.execPath, ['-e', code, file, url, String(opts.connections), String(opts.duration), String(opts.overallRate ?? 0)], { maxBuffer: 1 << 20 },
+    execFile(...helperCommand(['-e', code, file, url, String(opts.connections), String(opts.duration), String(opts.overallRate ?? 0)]), { maxBuffer: 1 << 20 },
       (err, stdout, stderr) => (err ? reject(new Error(`autocannon failed: ${stderr || err.message}`)) : resolve(stdout)));
   });
   return JSON.parse(output) as Omit<LoadResult, 'cpuMsPerRequest' | 'cpuMs' | 'mainThreadCpuMs'>;
@@ -249,7 +253,7 @@ async function openLoopGets(url: string, headers: Record<string, string>, rate: 
     }
   `;
   const output = await new Promise<string>((resolve, reject) => {
-    execFile(process.execPath, ['-e', code, url, JSON.stringify(headers), String(rate), String(seconds)], { maxBuffer: 1 << 24 },
+    execFile(...helperCommand(['-e', code, url, JSON.stringify(headers), String(rate), String(seconds)]), { maxBuffer: 1 << 24 },
       (err, stdout, stderr) => (err ? reject(new Error(`open-loop client failed: ${stderr || err.message}`)) : resolve(stdout)));
   });
   const { lat, non200, errors } = JSON.parse(output) as { lat: number[]; non200: number; errors: number };
@@ -305,7 +309,7 @@ async function startReceiverProcess(): Promise<ReceiverProcess> {
     server.on('secureConnection', () => connections++);
     server.listen(0, '127.0.0.1', () => console.log(server.address().port));
   `;
-  const child: ChildProcess = spawn(process.execPath, ['-e', code, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child: ChildProcess = spawn(...helperCommand(['-e', code, dir]), { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', (line) => resolve(Number(line)));
     child.once('exit', (c) => reject(new Error(`receiver exited with ${c}`)));
@@ -612,6 +616,7 @@ async function main(): Promise<void> {
       `(bench/accuracy population from their own addresses, Origin header set, each with the newest token its browser was given); a fresh database per engine. "CPU per id." is the service process's CPU time (process.cpuUsage) per identification during the load, ` +
       `less disturbed by other work on the machine than the rates. Each round runs its two conditions in alternating order (the database grows with every load); rates are medians of the rounds, CPU is pooled over them. ` +
       `Webhook receiver: HTTPS (self-signed, openssl) in its own process; latency = arrival - the event's \`timestamp\`. ` +
+      `${harnessCore === undefined ? 'The load generator and the receiver run wherever the scheduler puts them. ' : `The load generator and the receiver are pinned to core ${harnessCore} (taskset); the service may use every core. `}` +
       `Load average (1/5/15 min) at start ${la(loadAtStart)}, at end ${la(loadAtEnd)}, on ${availableParallelism()} cores.`,
     '',
     '| Engine | Measure | Measured | Target | |',
