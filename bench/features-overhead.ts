@@ -29,8 +29,9 @@
  *   BENCH_PARTS=webhooks npm run bench:features
  *
  * The machine may be shared: next to every rate the table gives the service process's CPU
- * time per request (process.cpuUsage: its event loop and thread pool; not autocannon, not the
- * receiver, not PostgreSQL), which other load disturbs far less, and the load average.
+ * time per request (process.cpuUsage: all its threads; not the receiver, not PostgreSQL), split
+ * into its main thread and the rest (/proc), autocannon's own CPU time apart, and the load
+ * average. On a busy host even CPU time per request moves by tens of percent between loads.
  * Load comes from autocannon in a child process, each browser keeping its newest token
  * (bench/browser-requests.ts), as in bench/service-throughput.ts.
  */
