@@ -73,10 +73,9 @@ describe('webhook sender', () => {
       // Far more than the sender reads, and never ended.
       res.write(`${'e'.repeat(300)}${'x'.repeat(64 * 1024)}`);
     });
-    const started = Date.now();
-    const result = await trusting(receiver, 2000)(receiver.url, '{}', {});
+    // A send time limit far past the test's own: a sender that waited for the rest would time the test out.
+    const result = await trusting(receiver, 60_000)(receiver.url, '{}', {});
     expect(result).toMatchObject({ ok: false, httpStatus: 500, error: `HTTP 500: ${'e'.repeat(200)}` });
-    expect(Date.now() - started).toBeLessThan(1500);
   });
 
   it('takes a 2xx whose answer is endless as delivered, without reading it all', async () => {
@@ -84,10 +83,9 @@ describe('webhook sender', () => {
       res.writeHead(200);
       res.write('x'.repeat(64 * 1024));
     });
-    const started = Date.now();
-    const result = await trusting(receiver, 2000)(receiver.url, '{}', {});
+    // A send time limit far past the test's own: a sender that waited for the rest would time the test out.
+    const result = await trusting(receiver, 60_000)(receiver.url, '{}', {});
     expect(result).toMatchObject({ ok: true, httpStatus: 200, error: null });
-    expect(Date.now() - started).toBeLessThan(1500);
   });
 
   it('keeps the status of an answer whose body stalls past the time limit', async () => {

@@ -198,8 +198,10 @@ interface DeliveryState {
  * SQLite would drive the UPDATE's join from the status index, every pending delivery (the whole
  * backlog) against the list; `+` keeps the index out, so each listed delivery is found by its
  * id. PostgreSQL joins by id as it is (and has no unary + on text).
+ *
+ * settleQuery builds the UPDATE for one engine: its JSON array as rows `s` (`statesAsRows`)
+ * and the status column as that engine compares it.
  */
-// The settling UPDATE, with the states as rows `s` (`statesAsRows`) and the status column as the engine wants it compared.
 const settleQuery = (statesAsRows: (p: ParamMarker) => RawBuilder<unknown>, pendingStatus: RawBuilder<unknown>) =>
   prepareQuery<{ id: string }>(
     (_db, p) => sql`update webhook_deliveries set

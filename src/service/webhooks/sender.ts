@@ -181,6 +181,9 @@ export function createSender(opts: SenderOptions): Sender {
   };
 }
 
+/** Why post() ends an exchange early; one instance, as an Error captures a stack when made. */
+const EXCHANGE_STOPPED = new Error('exchange stopped');
+
 /** A receiver's answer: its status, and the start of its body when it is not a 2xx. */
 interface Answer {
   status: number;
@@ -211,12 +214,11 @@ function post(pool: Pool, options: Dispatcher.DispatchOptions): { answer: Promis
       else resolve({ status, text: Buffer.concat(chunks).toString('utf8') });
     };
   });
-  const stop = new Error('exchange stopped');
   pool.dispatch(options, {
     onRequestStart(started) {
       controller = started;
       // Aborted while it waited for a connection: nothing is sent.
-      if (aborted) started.abort(stop);
+      if (aborted) started.abort(EXCHANGE_STOPPED);
     },
     onResponseStart(_controller, statusCode) {
       status = statusCode;
@@ -225,7 +227,7 @@ function post(pool: Pool, options: Dispatcher.DispatchOptions): { answer: Promis
       size += chunk.length;
       if (status < 200 || status >= 300) chunks.push(chunk);
       // Enough read: the rest is not (the connection closes with the abort).
-      if (size >= RESPONSE_LIMIT) current.abort(stop);
+      if (size >= RESPONSE_LIMIT) current.abort(EXCHANGE_STOPPED);
     },
     onResponseEnd() {
       settle(null);
@@ -238,8 +240,8 @@ function post(pool: Pool, options: Dispatcher.DispatchOptions): { answer: Promis
     answer,
     abort() {
       aborted = true;
-      if (controller) controller.abort(stop);
-      else settle(stop);
+      if (controller) controller.abort(EXCHANGE_STOPPED);
+      else settle(EXCHANGE_STOPPED);
     },
   };
 }

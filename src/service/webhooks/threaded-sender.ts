@@ -1,9 +1,9 @@
 /**
  * A Sender (sender.ts) that sends from a worker thread (sender-thread.ts): the service's main
- * thread only hands over each request and receives its result. The requests of one turn of the
- * event loop (a worker pass sends its whole batch at once) go over in one message, and the
- * thread answers in batches too: a message costs about as much as a small delivery's clone,
- * and wakes the thread. The thread starts with the first send and is replaced if it dies; a
+ * thread only hands over each request and receives its result. The requests made within
+ * HANDOVER_DELAY_MS (a worker pass's whole batch, the hand-offs of many identifications) go
+ * over in one message, and the thread answers in batches too: a message costs about as much
+ * as a small delivery's clone, and wakes the thread. The thread starts with the first send and is replaced if it dies; a
  * send in flight when it dies fails (the delivery is retried like any failed attempt).
  */
 import { Worker } from 'node:worker_threads';

@@ -68,7 +68,6 @@ function eventsTable(db: Kysely<any>, name: string) {
     .addColumn('ip_sort', 'text');
 }
 
-
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kysely migrations take Kysely<any>: they must not depend on the current schema type
 export async function up(db: Kysely<any>): Promise<void> {
   if (!isPostgres(db)) return;
