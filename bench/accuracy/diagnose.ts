@@ -6,12 +6,15 @@
  * happened to the browser's original ID: not retrieved by the candidate query, ruled out by a
  * hard rule, vetoed or below the minimum score, outweighed (by "a browser never seen" or by
  * another candidate: the browser's own younger ID, another browser's), or linked elsewhere.
+ * Token visits of a browser's own young ID (not its original) that were weighed for relinking
+ * are classified by the rule that kept the token's ID (relink.ts explainRelink), or the relink.
  */
 import { parseArgs } from 'node:util';
 import { identificationProbe, type IdentificationFacts, type IdentificationPlan } from '../../src/service/identification/decide-identification.js';
 import { incompatibility } from '../../src/service/identification/compatibility.js';
 import { extractFeatures, networkKeys } from '../../src/service/identification/features.js';
 import { MATCH, scoreCandidate } from '../../src/service/identification/matcher.js';
+import { explainRelink } from '../../src/service/identification/relink.js';
 import { networkPrefix } from '../../src/service/identification/network.js';
 import { CANDIDATES_PER_KEY } from '../../src/service/store/visitors.js';
 import { renderVisit } from './render-visit.js';
@@ -34,10 +37,13 @@ const seed = values.seed;
 
 interface Probe { facts: IdentificationFacts; plan: IdentificationPlan }
 const probes: Probe[] = [];
+const relinkProbes: Probe[] = [];
 identificationProbe.tokenless = (facts, plan) => probes.push({ facts, plan });
+identificationProbe.relinkable = (facts, plan) => relinkProbes.push({ facts, plan });
 
 const result = await runSimulation({ seed, browsers, days, concurrency: 1 });
 identificationProbe.tokenless = undefined;
+identificationProbe.relinkable = undefined;
 const visits = planAllVisits(seed, result.population.browsers, days);
 const { records } = result;
 
@@ -124,7 +130,7 @@ function classify(i: number, probe: Probe) {
   const c = facts.candidates.find((x) => x.visitorId === orig);
   if (plan.kind === 'link') {
     const who = owner.get(answer) === r.browser ? "own younger ID" : "another browser's ID";
-    add(condition, `linked to ${who}${c ? '' : ' (original not retrieved)'}`);
+    add(condition, `linked to ${who}${c ? '' : ' (original not retrieved)'} [${netKind}]`);
     return;
   }
   if (!c) {
@@ -151,13 +157,31 @@ function classify(i: number, probe: Probe) {
   const net = s.sameNetwork ? ((facts.crowding.p ?? 0) >= MATCH.sharedNetworkVisitors ? 'same shared net' : 'same net') : s.sameWideNetwork ? 'same wide net' : 'other net';
   if (process.env.DIAG_DETAIL && distinguishable && s.sameNetwork) detail(r, probe, s, c.visitorId);
   const rivals = [ownRivals > 0 ? 'own younger ID' : '', strangerRivals > 0 ? 'strangers' : ''].filter(Boolean).join('+') || 'none';
-  add(condition, `new: outweighed (rivals ${rivals}; ${net})`);
+  add(condition, `new: outweighed (rivals ${rivals}; ${net}) [${netKind}]`);
 }
 
 
+// Token visits of a young ID weighed for relinking: when the ID is the browser's own but not
+// its original, why the storage was not moved back (relink.ts explainRelink), by network.
+const visitAt = new Map<number, number>();
+records.forEach((r, i) => visitAt.set(r.t, i));
+for (const { facts, plan } of relinkProbes) {
+  const r = records[visitAt.get(facts.visit.now)!]!;
+  const young = facts.token!.visitor;
+  const orig = original.get(r.browser);
+  if (young.visitorId === orig || owner.get(young.visitorId) !== r.browser) continue;
+  const retrieved = facts.candidates.some((c) => c.visitorId === orig) ? 'original retrieved' : 'original not retrieved';
+  if (plan.kind === 'relink') {
+    add('relinking (young ID of the browser, not its original)', `relinked to ${owner.get(plan.visitor.visitorId) === r.browser ? (plan.visitor.visitorId === orig ? 'the original' : 'another own ID') : "another browser's ID"} [${r.network}]`);
+    continue;
+  }
+  const verdict = explainRelink({ visit: facts.visit, young, jar: facts.token!.jar, candidates: facts.candidates, crowding: facts.crowding });
+  add('relinking (young ID of the browser, not its original)', `kept: ${'kept' in verdict ? verdict.kept : 'relinked'} (${retrieved}) [${r.network}]`);
+}
+
 for (const [condition, m] of counts) {
   const total = [...m.values()].reduce((a, b) => a + b, 0);
-  console.log(`\n## ${condition} (${total} tokenless visits)`);
+  console.log(`\n## ${condition} (${total} visits)`);
   for (const [what, n] of [...m].sort((a, b) => b[1] - a[1])) console.log(`${String(n).padStart(6)}  ${((100 * n) / total).toFixed(1).padStart(5)}%  ${what}`);
 }
 

@@ -10,7 +10,7 @@ import { extractFeatures, networkKeys } from '../../src/service/identification/f
 import { observeJarUse, type JarRecord } from '../../src/service/identification/jars.js';
 import { MATCH, type KeyCrowding } from '../../src/service/identification/matcher.js';
 import { emptyProfile, updateProfile } from '../../src/service/identification/profile.js';
-import { decideRelink, relinkable } from '../../src/service/identification/relink.js';
+import { decideRelink, expectedVisits, explainRelink, relinkable, silenceBits } from '../../src/service/identification/relink.js';
 import { iphone, windowsChrome } from './fixtures.js';
 
 const DAY = 24 * 3600 * 1000;
@@ -219,5 +219,39 @@ describe('relinking', () => {
     // With one phone of its kind at home, that one is singled out.
     const one = facts({ token: y, candidates: [a, y], signals: phone() });
     expect(decideRelink({ visit: one.visit, young: y, jar: 'newjar0000', candidates: [a, y], crowding: one.crowding })?.target.visitorId).toBe('PhoneA00000000000000');
+  });
+
+  it("counts the earlier ID's silence as evidence: a household of six relinks once it has stayed away long enough", () => {
+    // Six visitors on the home network weaken what being seen there says, and thirty visitors
+    // elsewhere share the laptop's fingerprint: the earlier ID alone is no clearer than a browser
+    // never seen, until its silence adds up.
+    const y = young({ last: 12.2 * DAY });
+    const crowded = (now: number) => {
+      const f = facts({ token: y, candidates: [earlier(), y], now });
+      return { ...f, crowding: { ...f.crowding, p: 6, r: 30, f: 30, l: 30, x: 30 } };
+    };
+    const early = crowded(13.5 * DAY);
+    expect(explainRelink({ visit: early.visit, young: y, jar: 'newjar0000', candidates: [earlier(), y], crowding: early.crowding })).toEqual({ kept: 'no earlier ID singled out' });
+    expectKept(early);
+    const plan = decideIdentification(crowded(20 * DAY));
+    expect(plan.kind).toBe('relink');
+    // Without the silence evidence the same visit keeps its token.
+    MATCH.relinkSilenceMaxBits = 0;
+    expectKept(crowded(20 * DAY));
+  });
+
+  it('silenceBits: only for a possible predecessor, growing with the visits it missed, capped', () => {
+    const y = young();
+    // About 0.6 visits a day (ten visits over nine days, with a prior of one visit a week).
+    expect(expectedVisits(earlier(), DAY)).toBeCloseTo(10 / 16, 5);
+    expect(silenceBits(earlier(), y, 13 * DAY)).toBeCloseTo(Math.LOG2E * 10 / 16, 5);
+    expect(silenceBits(earlier(), y, 60 * DAY)).toBe(MATCH.relinkSilenceMaxBits);
+    // Not older than the young ID, or its storage still in use when the young ID appeared.
+    expect(silenceBits(earlier({ first: 12.5 * DAY }), y, 20 * DAY)).toBe(0);
+    expect(silenceBits(earlier({ jars: [{ i: 'oldjar0000', first: 1 * DAY, last: 12.1 * DAY }] }), y, 20 * DAY)).toBe(0);
+    // Seen once: no rate, no evidence; twice in one session: not taken for a daily visitor.
+    expect(silenceBits(earlier({ visits: 1, signals: [laptop()] }), y, 20 * DAY)).toBe(0);
+    const twice = earlier({ visits: 2, signals: [laptop(), laptop()], first: 5 * DAY, last: 5 * DAY });
+    expect(expectedVisits(twice, DAY)).toBeCloseTo(2 / 7, 5);
   });
 });

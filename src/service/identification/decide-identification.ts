@@ -113,11 +113,16 @@ function create(facts: IdentificationFacts, birth: Confidence, contested = false
  * Diagnostics only (bench/accuracy/diagnose.ts): called with every tokenless decision when
  * set. Never set by the service.
  */
-export const identificationProbe: { tokenless?: (facts: IdentificationFacts, plan: IdentificationPlan) => void } = {};
+export const identificationProbe: {
+  tokenless?: (facts: IdentificationFacts, plan: IdentificationPlan) => void;
+  /** Token visits whose young ID was weighed for relinking (candidates loaded). */
+  relinkable?: (facts: IdentificationFacts, plan: IdentificationPlan) => void;
+} = {};
 
 export function decideIdentification(facts: IdentificationFacts): IdentificationPlan {
   const plan = decideIdentificationInner(facts);
   if (!facts.token) identificationProbe.tokenless?.(facts, plan);
+  else if (facts.candidates.length > 0) identificationProbe.relinkable?.(facts, plan);
   return plan;
 }
 

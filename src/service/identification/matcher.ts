@@ -147,6 +147,15 @@ export const MATCH = {
    * appeared, had its storage lived (its silence is the evidence that it did not).
    */
   relinkQuietVisits: 1,
+  /**
+   * Relinking: the earlier ID's silence since the young ID appeared is evidence, log2(e) bits per
+   * visit it would have made at its own rate (were it another browser, still active, it would
+   * most likely have come back), at most this many: browsers also stop visiting a site for good
+   * (2 bits: about one in four that visited a few times never comes back).
+   */
+  relinkSilenceMaxBits: 2,
+  /** Relinking: the prior of a visitor's rate of visits, one per this many days (expectedVisits()). */
+  relinkPriorVisitDays: 7,
 };
 
 /** Fixed confidences of the paths that are not a posterior (token visits, no candidate at all). */
@@ -276,7 +285,16 @@ const byAge = (a: CandidateScore, b: CandidateScore) => a.candidate.firstSeenAt 
  * (look-alikes are never pooled). The calibrated posterior is the confidence, and the comment
  * names the deciding evidence.
  */
-export function decideWithoutToken(visit: VisitContext, candidates: readonly Candidate[], crowding: KeyCrowding, options: { strict?: boolean } = {}): Decision {
+export function decideWithoutToken(
+  visit: VisitContext,
+  candidates: readonly Candidate[],
+  crowding: KeyCrowding,
+  options: {
+    strict?: boolean;
+    /** Evidence from outside the visit, log2, per candidate (relink.ts: a predecessor's silence). */
+    extraBits?: (c: Candidate) => number;
+  } = {},
+): Decision {
   // Hard rule: a visitor whose stable hardware or OS signals this visit contradicts is never linked.
   const scored = candidates
     .filter((c) => incompatibility(visit.features, c.profile) === null)
@@ -300,6 +318,7 @@ export function decideWithoutToken(visit: VisitContext, candidates: readonly Can
     // Two browsers were proven to share this visitor ID: it stands for a cluster of look-alikes.
     if (s.candidate.profile.twins) lw += MATCH.twinnedVisitorBits;
     lw += storageLossBits(visit, s.candidate);
+    lw += options.extraBits?.(s.candidate) ?? 0;
     return 2 ** lw;
   };
   const weights = new Map(scored.map((s) => [s, weightOf(s)]));

@@ -83,30 +83,63 @@ export interface Relink<V extends RelinkVisitor> {
 
 /** The earlier visitor to move the token's storage to, or null to keep the token's ID. */
 export function decideRelink<V extends RelinkVisitor>(f: RelinkFacts<V>): Relink<V> | null {
-  const { visit, young } = f;
-  if (!relinkable(young, visit.now)) return null;
-  if (f.jar !== undefined && young.profile.jars?.some((j) => j.i === f.jar && j.x)) return null;
-  if (incompatibility(visit.features, young.profile) !== null) return null;
-  const others = f.candidates.filter((c) => c.visitorId !== young.visitorId);
-  if (others.length === 0 || visit.network === null) return null;
+  const verdict = explainRelink(f);
+  return 'target' in verdict ? verdict : null;
+}
 
-  const decision = decideWithoutToken(visit, others, withoutVisitor(f.crowding, visitKeys(visit), young.keys), { strict: true });
-  if (decision.kind !== 'link' || decision.marginBits < MATCH.relinkMarginBits) return null;
+/** decideRelink() with the first rule that kept the token's ID named (for diagnostics). */
+export function explainRelink<V extends RelinkVisitor>(f: RelinkFacts<V>): Relink<V> | { kept: string } {
+  const { visit, young } = f;
+  if (!relinkable(young, visit.now)) return { kept: 'not relinkable' };
+  if (f.jar !== undefined && young.profile.jars?.some((j) => j.i === f.jar && j.x)) return { kept: 'jar revoked' };
+  if (incompatibility(visit.features, young.profile) !== null) return { kept: 'visit incompatible with the young ID' };
+  const others = f.candidates.filter((c) => c.visitorId !== young.visitorId);
+  if (others.length === 0 || visit.network === null) return { kept: 'no other candidate' };
+
+  const decision = decideWithoutToken(visit, others, withoutVisitor(f.crowding, visitKeys(visit), young.keys), {
+    strict: true,
+    extraBits: (c) => silenceBits(c, young, visit.now),
+  });
+  if (decision.kind !== 'link') return { kept: 'no earlier ID singled out' };
+  if (decision.marginBits < MATCH.relinkMarginBits) return { kept: 'margin too small' };
   const target = others.find((c) => c.visitorId === decision.visitorId)!;
   // The deciding evidence must be a network few visitors use (a home), and not a block of a
   // pool that this browser, under either ID, was seen hopping through (carrier NAT, a dynamic
   // ISP range).
-  if (!decision.exclusiveNetwork || hopsThrough(visit.network, [...target.profile.nets, ...young.profile.nets], MATCH.relinkPoolNetworks)) return null;
-  if (target.firstSeenAt >= young.firstSeenAt) return null;
-  if (!storageEndedBy(target, young.firstSeenAt)) return null;
-  if (missedVisits(target, visit.now - young.firstSeenAt) < MATCH.relinkQuietVisits) return null;
-  if (profileIncompatibility(young.profile, target.profile) !== null) return null;
+  if (!decision.exclusiveNetwork) return { kept: 'not a home network' };
+  if (hopsThrough(visit.network, [...target.profile.nets, ...young.profile.nets], MATCH.relinkPoolNetworks)) return { kept: 'a pool network' };
+  if (target.firstSeenAt >= young.firstSeenAt) return { kept: 'target younger' };
+  if (!storageEndedBy(target, young.firstSeenAt)) return { kept: "target's storage still in use" };
+  if (missedVisits(target, visit.now - young.firstSeenAt) < MATCH.relinkQuietVisits) return { kept: 'target not quiet' };
+  if (profileIncompatibility(young.profile, target.profile) !== null) return { kept: 'profiles incompatible' };
   return {
     target,
     path: decision.path,
     score: decision.confidence.score,
     comment: `relinked: this storage's visitor ID ${young.visitorId}, created while look-alike visitors existed, now matches this earlier visitor: ${decision.evidence}`,
   };
+}
+
+/**
+ * The evidence of an earlier visitor's silence, log2: could it be the young ID's browser before
+ * its storage loss (older, its storage out of use by then), every visit it would have made since
+ * at its own rate and did not is log2(e) bits that it is (a Poisson process misses k expected
+ * visits with probability e^-k), capped at MATCH.relinkSilenceMaxBits.
+ */
+export function silenceBits(c: Candidate, young: Candidate, now: number): number {
+  if (c.firstSeenAt >= young.firstSeenAt || !storageEndedBy(c, young.firstSeenAt)) return 0;
+  return Math.min(MATCH.relinkSilenceMaxBits, Math.LOG2E * expectedVisits(c, now - young.firstSeenAt));
+}
+
+/**
+ * Visits `v` is expected to make in `ms`: its rate estimated with a prior worth one visit per
+ * MATCH.relinkPriorVisitDays (a Gamma prior), so that a visitor seen a few times close together
+ * (one session's calls) is not taken for a frequent one.
+ */
+export function expectedVisits(v: Candidate, ms: number): number {
+  const count = v.visitCount ?? 0;
+  if (count < 2) return 0;
+  return (count / (v.lastSeenAt - v.firstSeenAt + MATCH.relinkPriorVisitDays * DAY_MS)) * ms;
 }
 
 /** The keys a visit is looked up by (identifier.ts reads candidates by the same). */
