@@ -200,6 +200,24 @@ describe('identical devices', () => {
     expect(decideWithoutToken(visit(iphone(), 'v4:81.7.99'), [phone], { f: 3, n: 4, p: 4 })).toMatchObject({ kind: 'new' });
   });
 
+  it('links only when the candidate is four times as likely as the strongest alternative: a closer call waits for relinking', () => {
+    const home = 'v4:81.7.99';
+    // The only device of its kind on a home network that three visitors use; its storage was in
+    // use five days ago (a first loss): twice as likely as a browser never seen.
+    const phone = candidate('phone', [iphone()], { network: home, lastTokenAt: 15 * DAY });
+    phone.profile.jars = [{ i: 'a', first: 0, last: 15 * DAY }];
+    const decision = decideWithoutToken(visit(iphone(), home), [phone], { f: 20, l: 20, r: 20, n: 1, p: 2 });
+    expect(decision).toMatchObject({ kind: 'new', contested: true });
+    // With the margin at one bit (twice as likely) the same visit links.
+    const shipped = MATCH.linkMarginBits;
+    try {
+      MATCH.linkMarginBits = 1;
+      expect(decideWithoutToken(visit(iphone(), home), [phone], { f: 20, l: 20, r: 20, n: 1, p: 2 })).toMatchObject({ kind: 'link', visitorId: 'phone' });
+    } finally {
+      MATCH.linkMarginBits = shipped;
+    }
+  });
+
   it('a network block the candidate hops through (carrier NAT pool) is no home evidence, however few visitors it shows', () => {
     let profile = emptyProfile();
     for (const net of ['v4:100.64.1', 'v4:100.64.2', 'v4:100.64.3']) profile = updateProfile(profile, extractFeatures(iphone()), net);

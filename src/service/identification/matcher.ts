@@ -102,9 +102,14 @@ export const MATCH = {
   linkPosterior: 0.5,
   /**
    * Clear margin, log2: the linked visitor's weight must exceed the strongest alternative (a
-   * browser never seen, or another candidate) by this much.
+   * browser never seen, or another candidate) by this much: four times. A link cannot be undone
+   * (the new storage keeps the ID), a split can: when the evidence later singles the earlier ID
+   * out, with its silence meanwhile, relinking moves the storage back (relink.ts). On the
+   * accuracy benchmark (5,000 browsers, 60 days, both seeds) two bits instead of one gave fewer
+   * merged IDs and more re-identification, with relinking weighing the silence
+   * (bench/accuracy/README.md).
    */
-  linkMarginBits: 1,
+  linkMarginBits: 2,
   /**
    * A network on which the candidate was seen counts as a pool (carrier NAT, an ISP's dynamic
    * block), not a home, when the candidate was also seen on this many other /24 (/64) of the
@@ -151,9 +156,10 @@ export const MATCH = {
    * Relinking: the earlier ID's silence since the young ID appeared is evidence, log2(e) bits per
    * visit it would have made at its own rate (were it another browser, still active, it would
    * most likely have come back), at most this many: browsers also stop visiting a site for good
-   * (2 bits: about one in four that visited a few times never comes back).
+   * (4 bits: an assumption that about one in sixteen regular visitors does; the benchmark's
+   * simulated browsers never stop, so it cannot tell).
    */
-  relinkSilenceMaxBits: 2,
+  relinkSilenceMaxBits: 4,
   /** Relinking: the prior of a visitor's rate of visits, one per this many days (expectedVisits()). */
   relinkPriorVisitDays: 7,
 };
@@ -305,6 +311,10 @@ export function decideWithoutToken(
   if (!best) return { kind: 'new', path: 'new', confidence: confidence(MATCH_CONFIDENCE.newClear), contested: false };
 
   const lookalikes = scored.filter((s) => s.score >= best.score - MATCH.tieMargin);
+  // A fingerprint whose drift-robust keys nobody else shares (a rare font set, rendering or
+  // hardware) is unlikely to come from a browser we have not seen, and a tokenless visit soon
+  // after the candidate used its storage is no sign of another device of its kind (there is none).
+  const rare = lookalikes.length === 1 && signatureCrowding(crowding) === 1 && (crowding.x ?? 0) <= 1;
   // Network evidence counts by how exclusive the network is: how many distinct visitors were
   // seen on it over time, and whether the candidate hops between blocks of one pool.
   const sharedNetwork = (crowding.p ?? 0) >= MATCH.sharedNetworkVisitors;
@@ -317,7 +327,7 @@ export function decideWithoutToken(
     else if (visit.network) lw += MATCH.otherNetworkBits;
     // Two browsers were proven to share this visitor ID: it stands for a cluster of look-alikes.
     if (s.candidate.profile.twins) lw += MATCH.twinnedVisitorBits;
-    lw += storageLossBits(visit, s.candidate);
+    lw += storageLossBits(visit, s.candidate, !rare);
     lw += options.extraBits?.(s.candidate) ?? 0;
     return 2 ** lw;
   };
@@ -343,9 +353,6 @@ export function decideWithoutToken(
     ? Math.max(onNetwork, crowding.n ?? 0) - own
     : Math.max(lookalikes.length, signatureCrowding(crowding)) - 1;
   const anonymity = others + 1;
-  // A fingerprint whose drift-robust keys nobody else shares (a rare font set, rendering or
-  // hardware) is unlikely to come from a browser we have not seen.
-  const rare = lookalikes.length === 1 && signatureCrowding(crowding) === 1 && (crowding.x ?? 0) <= 1;
   // "A browser never seen" weighs as much as the other browsers that look like this one; when
   // none does, as a fraction of one (MATCH.unseenLookalikeBits): that nobody else matches is
   // evidence too.
@@ -474,7 +481,7 @@ export function hopsThrough(network: string, nets: readonly string[], blocks = M
  * it again; WebKit drops script storage after 7 days without a visit; otherwise a browser
  * that came back with its token before still has it, unless the user cleared it.
  */
-function storageLossBits(visit: VisitContext, c: Candidate): number {
+function storageLossBits(visit: VisitContext, c: Candidate, lookalikesExist: boolean): number {
   if (visit.features.privateMode) return 0;
   const normal = (c.profile.jars ?? []).filter((j) => !j.p);
   if (normal.length >= 2) return 0;
@@ -482,7 +489,7 @@ function storageLossBits(visit: VisitContext, c: Candidate): number {
   // since (a tokenless look-alike an hour after the candidate used its storage is more likely
   // another device of the same kind).
   const lastUse = Math.max(c.lastTokenAt ?? 0, ...normal.map((j) => j.last));
-  const recency = lastUse > 0 ? Math.max(-MATCH.recentStorageMaxBits, Math.min(0, Math.log2(Math.max(1, visit.now - lastUse) / (MATCH.recentStorageDays * DAY_MS)))) : 0;
+  const recency = lastUse > 0 && lookalikesExist ? Math.max(-MATCH.recentStorageMaxBits, Math.min(0, Math.log2(Math.max(1, visit.now - lastUse) / (MATCH.recentStorageDays * DAY_MS)))) : 0;
   if (c.lastTokenAt === null) return recency;
   const capped = visit.features.values.vendor === WEBKIT_VENDOR;
   if (capped && visit.now - c.lastTokenAt >= STORAGE_CAP_MS) return 0;
