@@ -258,6 +258,17 @@ describe('identical devices', () => {
     expect(decideWithoutToken(visit(iphone(), home), [justUsed(48)], crowding)).toMatchObject({ kind: 'link', visitorId: 'phone' });
   });
 
+  it('a fingerprint nobody else shares keeps its ID when its storage is cleared and the page reloaded at once', () => {
+    const home = 'v4:81.7.99';
+    const laptop = candidate('laptop', [desktop()], { network: home, lastTokenAt: 20 * DAY - 60_000 });
+    laptop.profile.jars = [{ i: 'a', first: 0, last: 20 * DAY - 60_000 }];
+    // Alone with its signature: no device of its kind to be confused with, so a tokenless visit a
+    // minute after its storage was used is the same browser after a clear.
+    expect(decideWithoutToken(visit(desktop(), home), [laptop], { f: 1, l: 1, r: 1, x: 1, n: 1, p: 1 })).toMatchObject({ kind: 'link', visitorId: 'laptop' });
+    // The same minute with look-alikes of its fingerprint around: more likely one of them.
+    expect(decideWithoutToken(visit(desktop(), home), [laptop], { f: 20, l: 20, r: 20, x: 20, n: 1, p: 1 })).toMatchObject({ kind: 'new' });
+  });
+
   it('one browser under two IDs on its home network (a storage loss among look-alikes) is one hypothesis, answered with the earlier ID', () => {
     const home = 'v4:81.7.99';
     // The earlier ID visited daily for ten days, then went quiet; the later one was created

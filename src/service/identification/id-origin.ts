@@ -10,9 +10,9 @@
  * back. A logistic model combines both. Its weights are fitted by maximum likelihood on the
  * accuracy benchmark by bench/accuracy/fit-id-origin.ts (seed `calibration-1` at the report's
  * full size, 20,000 browsers over 90 days, with the two-bit link margin and relinking that
- * weighs the earlier ID's silence), a seed other than the ones
- * the report is judged on. Fitted on 2,000 browsers over 45 days before, the model was too
- * sure at full size: over a longer span, more of these IDs turn out to be another browser's.
+ * weighs the earlier ID's silence), a seed other than the ones the report is judged on.
+ * Fitted on 2,000 browsers over 45 days before, the model was too sure at full size: over a
+ * longer span, more of these IDs turn out to be another browser's.
  */
 export const ID_ORIGIN_MODEL = {
   intercept: -1.727,

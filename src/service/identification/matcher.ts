@@ -145,7 +145,7 @@ export const MATCH = {
    * ID was seen, from which the visit's network counts as a pool, not a home.
    */
   relinkPoolNetworks: 1,
-  /** Relinking: the clear margin, log2, of the earlier ID over the strongest alternative. */
+  /** Relinking: the clear margin, log2, of the earlier ID over the strongest alternative (the decision itself already needs linkMarginBits). */
   relinkMarginBits: 1,
   /**
    * Relinking: visits the earlier ID would have made, at its own rate, since the young ID
