@@ -8,9 +8,9 @@ import type { Signals } from '../../src/protocol/index.js';
 import { decideIdentification, type IdentificationFacts, type KnownVisitor } from '../../src/service/identification/decide-identification.js';
 import { extractFeatures, networkKeys } from '../../src/service/identification/features.js';
 import { observeJarUse, type JarRecord } from '../../src/service/identification/jars.js';
-import { MATCH, type KeyCrowding } from '../../src/service/identification/matcher.js';
+import { expectedVisits, MATCH, type KeyCrowding } from '../../src/service/identification/matcher.js';
 import { emptyProfile, updateProfile } from '../../src/service/identification/profile.js';
-import { decideRelink, expectedVisits, explainRelink, relinkable, silenceBits } from '../../src/service/identification/relink.js';
+import { decideRelink, explainRelink, relinkable, silenceBits } from '../../src/service/identification/relink.js';
 import { iphone, windowsChrome } from './fixtures.js';
 
 const DAY = 24 * 3600 * 1000;

@@ -110,8 +110,9 @@ function create(facts: IdentificationFacts, birth: Confidence, contested = false
 }
 
 /**
- * Diagnostics only (bench/accuracy/diagnose.ts): called with every tokenless decision when
- * set. Never set by the service.
+ * Diagnostics only (bench/accuracy/diagnose.ts): called with every tokenless decision, and
+ * with every token visit whose young ID was weighed for relinking, when set. Never set by the
+ * service.
  */
 export const identificationProbe: {
   tokenless?: (facts: IdentificationFacts, plan: IdentificationPlan) => void;

@@ -145,8 +145,6 @@ export const MATCH = {
    * ID was seen, from which the visit's network counts as a pool, not a home.
    */
   relinkPoolNetworks: 1,
-  /** Relinking: the clear margin, log2, of the earlier ID over the strongest alternative (the decision itself already needs linkMarginBits). */
-  relinkMarginBits: 1,
   /**
    * Relinking: visits the earlier ID would have made, at its own rate, since the young ID
    * appeared, had its storage lived (its silence is the evidence that it did not).
@@ -252,11 +250,10 @@ export type MatchPath = 'exact' | 'fuzzy' | 'cluster' | 'new';
 
 export type Decision =
   /**
-   * `evidence`: the deciding evidence in words (the comment says it); `marginBits`: log2 of the
-   * linked visitor's weight over the strongest alternative's; `exclusiveNetwork`: the visitor
-   * was seen on this network and few visitors use it (a home).
+   * `evidence`: the deciding evidence in words (the comment says it); `exclusiveNetwork`: the
+   * visitor was seen on this network and few visitors use it (a home).
    */
-  | { kind: 'link'; visitorId: string; path: Exclude<MatchPath, 'new'>; confidence: Confidence; evidence: string; marginBits: number; exclusiveNetwork: boolean }
+  | { kind: 'link'; visitorId: string; path: Exclude<MatchPath, 'new'>; confidence: Confidence; evidence: string; exclusiveNetwork: boolean }
   /**
    * `confidence`: that the browser was never seen. `contested` when look-alike visitors existed:
    * the new ID may then stand for a known browser that lost its storage (id-origin.ts).
@@ -389,7 +386,7 @@ export function decideWithoutToken(
   const evidence = linkEvidence(answer, exclusiveNetwork, lookalikes.length, anonymity);
   return {
     kind: 'link', visitorId: answer.candidate.visitorId, path, confidence: confidence(groupWeight / calibratedTotal, `linked without token: ${evidence}`),
-    evidence, marginBits, exclusiveNetwork,
+    evidence, exclusiveNetwork,
   };
 }
 
@@ -438,6 +435,19 @@ export function missedVisits(v: Candidate, ms: number): number {
   const count = v.visitCount ?? 0;
   if (count < 2) return 0;
   return ((count - 1) / Math.max(DAY_MS, v.lastSeenAt - v.firstSeenAt)) * ms;
+}
+
+/**
+ * Visits `v` is expected to make in `ms`, for the evidence of its silence (relink.ts
+ * silenceBits()): its rate estimated with a prior worth one visit per
+ * MATCH.relinkPriorVisitDays (a Gamma prior), so that a visitor seen a few times close together
+ * (one session's calls) is not taken for a frequent one. missedVisits() above, the gate of
+ * "quiet long enough", keeps its own plainer rate; none for a visitor seen once (no rate).
+ */
+export function expectedVisits(v: Candidate, ms: number): number {
+  const count = v.visitCount ?? 0;
+  if (count < 2) return 0;
+  return (count / (v.lastSeenAt - v.firstSeenAt + MATCH.relinkPriorVisitDays * DAY_MS)) * ms;
 }
 
 /**

@@ -17,8 +17,9 @@
  * - at most MATCH.relinkMaxVisits visits and MATCH.relinkMaxDays days old.
  * The earlier ID must
  * - be singled out by the tokenless decision (matcher.ts, the token's own ID left out of the
- *   candidates and of the anonymity counts, every other look-alike still a rival) with a
- *   margin of MATCH.relinkMarginBits, on a network few visitors use (a home) that is not a
+ *   candidates and of the anonymity counts, every other look-alike still a rival; the earlier
+ *   IDs weighed with their silence since the young ID appeared, silenceBits()) with its clear
+ *   margin (MATCH.linkMarginBits), on a network few visitors use (a home) that is not a
  *   block of a pool the browser hops through: neither ID was seen on MATCH.relinkPoolNetworks
  *   other blocks of its wider range (carrier NAT, a dynamic range; stricter than tokenless
  *   linking, where the candidate alone must have hopped through two);
@@ -35,7 +36,7 @@
  */
 import { incompatibility, profileIncompatibility } from './compatibility.js';
 import { networkKeys } from './features.js';
-import { decideWithoutToken, hopsThrough, MATCH, missedVisits, type Candidate, type KeyCrowding, type MatchPath, type VisitContext } from './matcher.js';
+import { decideWithoutToken, expectedVisits, hopsThrough, MATCH, missedVisits, type Candidate, type KeyCrowding, type MatchPath, type VisitContext } from './matcher.js';
 import type { VisitorProfile } from './profile.js';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -87,7 +88,7 @@ export function decideRelink<V extends RelinkVisitor>(f: RelinkFacts<V>): Relink
   return 'target' in verdict ? verdict : null;
 }
 
-/** decideRelink() with the first rule that kept the token's ID named (for diagnostics). */
+/** decideRelink() with the first rule that kept the token's ID named (bench/accuracy/diagnose.ts). */
 export function explainRelink<V extends RelinkVisitor>(f: RelinkFacts<V>): Relink<V> | { kept: string } {
   const { visit, young } = f;
   if (!relinkable(young, visit.now)) return { kept: 'not relinkable' };
@@ -101,7 +102,6 @@ export function explainRelink<V extends RelinkVisitor>(f: RelinkFacts<V>): Relin
     extraBits: (c) => silenceBits(c, young, visit.now),
   });
   if (decision.kind !== 'link') return { kept: 'no earlier ID singled out' };
-  if (decision.marginBits < MATCH.relinkMarginBits) return { kept: 'margin too small' };
   const target = others.find((c) => c.visitorId === decision.visitorId)!;
   // The deciding evidence must be a network few visitors use (a home), and not a block of a
   // pool that this browser, under either ID, was seen hopping through (carrier NAT, a dynamic
@@ -129,17 +129,6 @@ export function explainRelink<V extends RelinkVisitor>(f: RelinkFacts<V>): Relin
 export function silenceBits(c: Candidate, young: Candidate, now: number): number {
   if (c.firstSeenAt >= young.firstSeenAt || !storageEndedBy(c, young.firstSeenAt)) return 0;
   return Math.min(MATCH.relinkSilenceMaxBits, Math.LOG2E * expectedVisits(c, now - young.firstSeenAt));
-}
-
-/**
- * Visits `v` is expected to make in `ms`: its rate estimated with a prior worth one visit per
- * MATCH.relinkPriorVisitDays (a Gamma prior), so that a visitor seen a few times close together
- * (one session's calls) is not taken for a frequent one.
- */
-export function expectedVisits(v: Candidate, ms: number): number {
-  const count = v.visitCount ?? 0;
-  if (count < 2) return 0;
-  return (count / (v.lastSeenAt - v.firstSeenAt + MATCH.relinkPriorVisitDays * DAY_MS)) * ms;
 }
 
 /** The keys a visit is looked up by (identifier.ts reads candidates by the same). */
