@@ -8,6 +8,9 @@
  * another candidate: the browser's own younger ID, another browser's), or linked elsewhere.
  * Token visits of a browser's own young ID (not its original) that were weighed for relinking
  * are classified by the rule that kept the token's ID (relink.ts explainRelink), or the relink.
+ * Where the original was not retrieved, a section of its own says where it had been seen: on
+ * the visit's network, only elsewhere, or elsewhere but on a network that another visitor of
+ * this one was seen on too (a household the service can link: household.ts).
  */
 import { parseArgs } from 'node:util';
 import { identificationProbe, type IdentificationFacts, type IdentificationPlan } from '../../src/service/identification/decide-identification.js';
@@ -15,7 +18,7 @@ import { incompatibility } from '../../src/service/identification/compatibility.
 import { extractFeatures, networkKeys } from '../../src/service/identification/features.js';
 import { MATCH, scoreCandidate } from '../../src/service/identification/matcher.js';
 import { explainRelink } from '../../src/service/identification/relink.js';
-import { networkPrefix } from '../../src/service/identification/network.js';
+import { networkPrefix, widerNetwork } from '../../src/service/identification/network.js';
 import { CANDIDATES_PER_KEY } from '../../src/service/store/visitors.js';
 import { renderVisit } from './render-visit.js';
 import { applyMatchOverrides } from './match-overrides.js';
@@ -77,6 +80,20 @@ for (const r of records) if (!oracleOriginal.has(r.browser)) oracleOriginal.set(
 
 // Every key each ID wrote, and when (replays the store's visitor_keys, relinks aside).
 const keyIndex = new Map<string, Map<string, number>>();
+// The networks each ID was seen on, and the IDs seen on each network, so far.
+const netsOfId = new Map<string, Set<string>>();
+const idsOnNet = new Map<string, Set<string>>();
+
+/** Where a browser's original ID had been seen, when a visit on `network` did not retrieve it. */
+function whereOriginalWasSeen(orig: string, network: string | null, netKind: string): string {
+  const nets = netsOfId.get(orig) ?? new Set<string>();
+  if (network !== null && nets.has(network)) return `seen on this network [${netKind}]`;
+  const neighbours = [...(network === null ? [] : (idsOnNet.get(network) ?? []))].filter((id) => id !== orig);
+  const linked = neighbours.some((id) => [...(netsOfId.get(id) ?? [])].some((n) => n !== network && nets.has(n)));
+  if (linked) return `not on this network; another visitor of it was seen where the original was (household) [${netKind}]`;
+  const wide = network !== null && [...nets].some((n) => widerNetwork(n) === widerNetwork(network));
+  return `not on this network${wide ? ', in its wider block' : ''} [${netKind}]`;
+}
 const probeOf = new Map<number, Probe>();
 tokenless.forEach((i, k) => probeOf.set(i, probes[k]!));
 records.forEach((r, i) => {
@@ -85,7 +102,12 @@ records.forEach((r, i) => {
   if (!r.serviceId) return;
   const rendered = renderVisit(seed, result.population.browsers[r.browser]!, visits[i]!);
   const features = extractFeatures(rendered.signals);
-  for (const key of [...features.blockingKeys, ...networkKeys(features, networkPrefix(rendered.ip))]) {
+  const network = networkPrefix(rendered.ip);
+  if (network !== null) {
+    netsOfId.set(r.serviceId, (netsOfId.get(r.serviceId) ?? new Set<string>()).add(network));
+    idsOnNet.set(network, (idsOnNet.get(network) ?? new Set<string>()).add(r.serviceId));
+  }
+  for (const key of [...features.blockingKeys, ...networkKeys(features, network)]) {
     const m = keyIndex.get(key) ?? new Map<string, number>();
     m.set(r.serviceId, r.t);
     keyIndex.set(key, m);
@@ -135,6 +157,7 @@ function classify(i: number, probe: Probe) {
   }
   if (!c) {
     add(condition, `new: original not retrieved: ${retrievalMiss(probe, orig!).replace(/#\d+/g, '')} [${netKind}]`);
+    add(`${condition}: where the original not retrieved was seen`, whereOriginalWasSeen(orig!, facts.visit.network, netKind));
     return;
   }
   const incompatible = incompatibility(facts.visit.features, c.profile);
@@ -171,6 +194,7 @@ for (const { facts, plan } of relinkProbes) {
   const orig = original.get(r.browser);
   if (young.visitorId === orig || owner.get(young.visitorId) !== r.browser) continue;
   const retrieved = facts.candidates.some((c) => c.visitorId === orig) ? 'original retrieved' : 'original not retrieved';
+  if (retrieved === 'original not retrieved') add('relinking: where the original not retrieved was seen', whereOriginalWasSeen(orig!, facts.visit.network, r.network));
   if (plan.kind === 'relink') {
     add('relinking (young ID of the browser, not its original)', `relinked to ${owner.get(plan.visitor.visitorId) === r.browser ? (plan.visitor.visitorId === orig ? 'the original' : 'another own ID') : "another browser's ID"} [${r.network}]`);
     continue;

@@ -173,4 +173,26 @@ describe.each(ENGINES)('createIdentifier on %s', (engine) => {
       token = out.token;
     }
   });
+
+  it('finds a browser in a private window at its home\'s new address through the household\'s other visitor, and not without it', async () => {
+    const privateIphone = { ...iphone(), incognito: { likely: true, method: 'storage' } };
+    const scenario = async (ws: string, laptopMovedToo: boolean) => {
+      // A phone and a laptop at home (198.18.40.0/24), each with its token.
+      const phone = await identifier.identify(visit({ workspaceId: ws, signals: iphone(), ip: '198.18.40.10' }));
+      await identifier.identify(visit({ workspaceId: ws, signals: iphone(), ip: '198.18.40.10', token: phone.token }));
+      const laptop = await identifier.identify(visit({ workspaceId: ws, signals: macSafari(), ip: '198.18.40.11' }));
+      // The home's address changes (another /16): the laptop comes back from the new one with
+      // its token; in the control, another household's laptop is seen there instead.
+      if (laptopMovedToo) await identifier.identify(visit({ workspaceId: ws, signals: macSafari(), ip: '198.19.77.12', token: laptop.token }));
+      else await identifier.identify(visit({ workspaceId: ws, signals: { ...macSafari(), fonts: ['Neighbour Font'] }, ip: '198.19.77.12' }));
+      const private_ = await identifier.identify(visit({ workspaceId: ws, signals: privateIphone, ip: '198.19.77.13' }));
+      return { phone, private_ };
+    };
+    const moved = await scenario(`${workspaceId}_moved`, true);
+    expect(moved.private_.visitorId).toBe(moved.phone.visitorId);
+    expect(moved.private_.confidence.comment).toContain('another network of this household');
+    const control = await scenario(`${workspaceId}_control`, false);
+    expect(control.private_.visitorId).not.toBe(control.phone.visitorId);
+    expect(control.private_.visitorFound).toBe(false);
+  });
 });

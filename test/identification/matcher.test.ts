@@ -246,6 +246,30 @@ describe('identical devices', () => {
     expect(decideWithoutToken(visit(iphone(), home), [loser], { ...crowding, n: 4 })).toMatchObject({ kind: 'new' });
   });
 
+  it('a private window at a home whose address changed is found on the household\'s earlier network, only there', () => {
+    const oldHome = 'v4:81.7.99';
+    const newHome = 'v4:92.40.12';
+    const phone = candidate('phone', [iphone()], { network: oldHome, lastTokenAt: 15 * DAY });
+    phone.profile.jars = [{ i: 'a', first: 0, last: 15 * DAY }];
+    const privateWindow = (household?: VisitContext['household']): VisitContext => ({
+      ...visit({ ...iphone(), incognito: { likely: true, method: 'storage' } }, newHome),
+      ...(household && { household }),
+    });
+    // Another visitor of the new address was seen at the old one: one home, two addresses.
+    // Two visitors at the old address (the phone and a laptop), the laptop alone at the new one.
+    const household = [{ network: oldHome, visitors: 2, lookalikes: 1 }];
+    const crowding = { f: 20, l: 20, r: 20, p: 1 };
+    const found = decideWithoutToken(privateWindow(household), [phone], crowding);
+    expect(found).toMatchObject({ kind: 'link', visitorId: 'phone' });
+    expect(found.confidence.comment).toContain('another network of this household');
+    // Without that link, the old address is just another network.
+    expect(decideWithoutToken(privateWindow(), [phone], crowding)).toMatchObject({ kind: 'new' });
+    // Several devices of its kind seen at the household's addresses: any of them, or a new one.
+    expect(decideWithoutToken(privateWindow([{ ...household[0]!, lookalikes: 4 }]), [phone], crowding)).toMatchObject({ kind: 'new' });
+    // A network many visitors use (carrier NAT, office) is nobody's home, whatever it shares.
+    expect(decideWithoutToken(privateWindow(household), [phone], { ...crowding, p: MATCH.sharedNetworkVisitors })).toMatchObject({ kind: 'new' });
+  });
+
   it('a tokenless look-alike an hour after the candidate used its storage is more likely another device', () => {
     const home = 'v4:81.7.99';
     const justUsed = (hoursAgo: number) => {

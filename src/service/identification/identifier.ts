@@ -9,10 +9,23 @@ import type { Confidence, Signals } from '../../protocol/index.js';
 import { randomString } from '../store/ids.js';
 import type { Store } from '../store/index.js';
 import type { PrefetchedActivity } from '../store/recent-activity.js';
-import { loadIdentificationState, planInsertVisitor, planRecordVisit, planRelinkVisit, writeVisitor, type ActivityAhead, type VisitorWrite } from '../store/visitors.js';
+import {
+  findCandidates,
+  loadIdentificationState,
+  loadVisitors,
+  planInsertVisitor,
+  planRecordVisit,
+  planRelinkVisit,
+  writeVisitor,
+  type ActivityAhead,
+  type CandidateRead,
+  type VisitorRecord,
+  type VisitorWrite,
+} from '../store/visitors.js';
 import { decideIdentification, toKnownVisitor } from './decide-identification.js';
 import { extractFeatures, networkKeys } from './features.js';
-import { CONFIDENCE_VERSION, type MatchPath, type VisitContext } from './matcher.js';
+import { neighbourNetworks, type HouseholdNetwork } from './household.js';
+import { CONFIDENCE_VERSION, MATCH, type MatchPath, type VisitContext } from './matcher.js';
 import { networkPrefix } from './network.js';
 import { profileFrom } from './profile.js';
 import { relinkable } from './relink.js';
@@ -65,6 +78,41 @@ function visitKeys(visit: VisitContext): string[] {
   return [...visit.features.blockingKeys, ...networkKeys(visit.features, visit.network)];
 }
 
+/**
+ * The other networks of the visit's household and the visitors of its hardware class seen on
+ * them (household.ts), read when the candidates were (no token, or a young ID's token) on a
+ * network that a few other visitors use: the visitors of this network that are not candidates
+ * already, then the keys of their other networks, when they were seen on any. Nothing is read
+ * elsewhere (a network nobody else was seen on, or a crowded one).
+ */
+async function readHousehold(
+  store: Store,
+  workspaceId: string,
+  visit: VisitContext,
+  loaded: CandidateRead,
+): Promise<{ household: HouseholdNetwork[]; candidates: VisitorRecord[] }> {
+  const visitors = loaded.crowding.p ?? 0;
+  if (MATCH.householdNetworks <= 0 || visit.network === null || loaded.candidates.length === 0 || visitors < 1 || visitors >= MATCH.sharedNetworkVisitors) {
+    return { household: [], candidates: [] };
+  }
+  // The visitors of this network: most are candidates already (look-alikes seen here); the rest are read.
+  const loadedIds = new Set(loaded.candidates.map((c) => c.visitorId));
+  const neighbours = [
+    ...loaded.candidates.filter((c) => loaded.networkVisitors.includes(c.visitorId)),
+    ...(await loadVisitors(store, workspaceId, loaded.networkVisitors.filter((id) => !loadedIds.has(id)))),
+  ];
+  const nets = neighbourNetworks(visit.network, neighbours.map((v) => profileFrom(v.profile)), { limit: MATCH.householdNetworks, poolNetworks: MATCH.poolNetworks });
+  if (nets.length === 0) return { household: [], candidates: [] };
+  const found = await findCandidates(store, workspaceId, nets.flatMap((n) => networkKeys(visit.features, n)));
+  const household = nets
+    .map((network) => {
+      const [lookalikesKey, visitorsKey] = networkKeys(visit.features, network);
+      return { network, visitors: found.visitorsPerKey[visitorsKey!] ?? 0, lookalikes: found.visitorsPerKey[lookalikesKey!] ?? 0 };
+    })
+    .filter((h) => h.visitors < MATCH.sharedNetworkVisitors);
+  return { household, candidates: found.candidates };
+}
+
 /** 20 characters [A-Za-z0-9], like the reference's visitor IDs. */
 export const newVisitorId = (): string => randomString(20);
 const newJarId = (): string => randomString(10);
@@ -75,8 +123,8 @@ export function createIdentifier(opts: { store: Store; tokenSecret: Uint8Array }
 
   const plan = async (input: IdentifyInput): Promise<{ outcome: IdentifyOutcome; write: VisitorWrite; activity?: PrefetchedActivity }> => {
     const features = extractFeatures(input.signals);
-    const visit: VisitContext = { features, network: networkPrefix(input.ip), now: input.now };
-    const keys = visitKeys(visit);
+    const context: VisitContext = { features, network: networkPrefix(input.ip), now: input.now };
+    const keys = visitKeys(context);
     const claims = input.token ? await tokens.verify(input.token, input.workspaceId, input.now) : null;
 
     // Read once: the token's visitor (and the candidates of the visit's keys when its ID is
@@ -88,11 +136,15 @@ export function createIdentifier(opts: { store: Store; tokenSecret: Uint8Array }
       ...(input.activity && { activity: input.activity }),
       candidatesForToken: (v) => relinkable({ ...v, profile: profileFrom(v.profile) }, input.now),
     });
+    // The household's other networks, for a visit its candidates were read for.
+    const household = await readHousehold(store, input.workspaceId, context, loaded);
+    const loadedIds = new Set(loaded.candidates.map((c) => c.visitorId));
+    const candidates = [...loaded.candidates, ...household.candidates.filter((c) => !loadedIds.has(c.visitorId))];
     // Decide purely.
     const decision = decideIdentification({
-      visit,
+      visit: household.household.length > 0 ? { ...context, household: household.household } : context,
       token: loaded.tokenVisitor && { visitor: toKnownVisitor(loaded.tokenVisitor), jar: claims?.instance },
-      candidates: loaded.candidates.map(toKnownVisitor),
+      candidates: candidates.map(toKnownVisitor),
       crowding: loaded.crowding,
       fresh: { visitorId: newVisitorId(), jarId: newJarId() },
     });

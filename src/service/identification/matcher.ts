@@ -17,7 +17,8 @@ import type { Confidence } from '../../protocol/index.js';
 import { incompatibility, profileIncompatibility } from './compatibility.js';
 import { COMPONENTS, COMPONENT_NAMES } from './components.js';
 import { isDowngrade, type Features } from './features.js';
-import { widerNetwork } from './network.js';
+import type { HouseholdNetwork } from './household.js';
+import { hopsThrough, widerNetwork } from './network.js';
 import type { VisitorProfile } from './profile.js';
 
 export const CONFIDENCE_VERSION = '1.0';
@@ -39,6 +40,11 @@ export interface VisitContext {
   network: string | null;
   /** ms of the visit (input, never a clock read). */
   now: number;
+  /**
+   * The other networks of the visit's household (household.ts), with the store's counts: where
+   * the visitors of this network were also seen, when few visitors use them. Absent when not read.
+   */
+  household?: readonly HouseholdNetwork[];
 }
 
 /**
@@ -59,6 +65,8 @@ export interface CandidateScore {
   sameNetwork: boolean;
   /** Seen in the same wider block (widerNetwork()). */
   sameWideNetwork: boolean;
+  /** Not seen on this network, but on another network of its household (VisitContext.household). */
+  householdNetwork: HouseholdNetwork | undefined;
 }
 
 /** Tunables, in log2 units unless said otherwise. */
@@ -160,6 +168,16 @@ export const MATCH = {
   relinkSilenceMaxBits: 4,
   /** Relinking: the prior of a visitor's rate of visits, one per this many days (expectedVisits()). */
   relinkPriorVisitDays: 7,
+  /**
+   * Household networks (household.ts): at most this many other networks of the visit's
+   * household are read for a visit without a token or a young ID's token visit; 0 turns them off.
+   */
+  householdNetworks: 6,
+  /**
+   * A candidate seen on another network of the household, not on this one, counts as seen at
+   * home less this much, log2: the two networks are one home only by the visitors they share.
+   */
+  householdLinkBits: 2,
 };
 
 /** Fixed confidences of the paths that are not a posterior (token visits, no candidate at all). */
@@ -236,13 +254,15 @@ export function scoreCandidate(visit: VisitContext, candidate: Candidate): Candi
     vetoed = true;
     contradictions.push('version_downgrade');
   }
+  const sameNetwork = visit.network !== null && profile.nets.includes(visit.network);
   return {
     candidate,
     score,
     vetoed,
     contradictions,
-    sameNetwork: visit.network !== null && profile.nets.includes(visit.network),
+    sameNetwork,
     sameWideNetwork: visit.network !== null && profile.nets.some((n) => widerNetwork(n) === widerNetwork(visit.network!)),
+    householdNetwork: sameNetwork ? undefined : visit.household?.find((h) => profile.nets.includes(h.network)),
   };
 }
 
@@ -315,11 +335,13 @@ export function decideWithoutToken(
   // Network evidence counts by how exclusive the network is: how many distinct visitors were
   // seen on it over time, and whether the candidate hops between blocks of one pool.
   const sharedNetwork = (crowding.p ?? 0) >= MATCH.sharedNetworkVisitors;
-  const exclusive = (s: CandidateScore) => s.sameNetwork && !sharedNetwork && !pooled(visit, s.candidate);
+  // Seen at this home: on its network, or on another network of its household (household.ts).
+  const exclusive = (s: CandidateScore) => !sharedNetwork && (s.sameNetwork ? !pooled(visit, s.candidate) : s.householdNetwork !== undefined);
   const weightOf = (s: CandidateScore) => {
     let lw = MATCH.relativeScoreWeight * (s.score - best.score);
     // The more visitors share the network, the less being seen on it says.
     if (s.sameNetwork) lw += exclusive(s) ? MATCH.homeNetworkBits - Math.log2(Math.max(1, crowding.p ?? 1)) : MATCH.sharedNetworkBits;
+    else if (s.householdNetwork && exclusive(s)) lw += MATCH.homeNetworkBits - Math.log2(Math.max(1, (crowding.p ?? 0) + s.householdNetwork.visitors)) - MATCH.householdLinkBits;
     else if (s.sameWideNetwork) lw += MATCH.wideNetworkBits;
     else if (visit.network) lw += MATCH.otherNetworkBits;
     // Two browsers were proven to share this visitor ID: it stands for a cluster of look-alikes.
@@ -346,8 +368,11 @@ export function decideWithoutToken(
   // counts include the linked candidate itself, which is taken out.
   const onNetwork = lookalikes.filter(exclusive).length;
   const own = exclusive(top) ? group.length : 0;
+  // The household's look-alikes: the most seen on one of its networks (a device seen on two is
+  // one device).
+  const householdLookalikes = Math.max(crowding.n ?? 0, ...(visit.household ?? []).map((h) => h.lookalikes));
   const others = onNetwork > 0
-    ? Math.max(onNetwork, crowding.n ?? 0) - own
+    ? Math.max(onNetwork, householdLookalikes) - own
     : Math.max(lookalikes.length, signatureCrowding(crowding)) - 1;
   const anonymity = others + 1;
   // "A browser never seen" weighs as much as the other browsers that look like this one; when
@@ -463,7 +488,9 @@ export function signatureCrowding(crowding: KeyCrowding): number {
 /** The deciding evidence of a link, for `confidence.comment`. */
 function linkEvidence(s: CandidateScore, exclusiveNetwork: boolean, lookalikes: number, anonymity: number): string {
   const signals = s.contradictions.length ? `signals match but for ${s.contradictions.join(', ')}` : 'signals match';
-  const network = exclusiveNetwork ? 'seen on this network (few visitors use it)' : s.sameNetwork ? 'seen on this shared network' : s.sameWideNetwork ? 'seen in this network block' : 'not seen on this network';
+  const network = exclusiveNetwork
+    ? s.sameNetwork ? 'seen on this network (few visitors use it)' : "seen on another network of this household (its other visitors were seen there)"
+    : s.sameNetwork ? 'seen on this shared network' : s.sameWideNetwork ? 'seen in this network block' : 'not seen on this network';
   const set = lookalikes > 1 || anonymity > 1 ? `; ${Math.max(lookalikes, anonymity)} look-alike visitors` : '';
   return `${signals}; ${network}${set}`;
 }
@@ -473,17 +500,9 @@ function linkEvidence(s: CandidateScore, exclusiveNetwork: boolean, lookalikes: 
  * block): it was seen on several other networks of the same wider block.
  */
 function pooled(visit: VisitContext, c: Candidate): boolean {
-  return visit.network !== null && hopsThrough(visit.network, c.profile.nets);
+  return visit.network !== null && hopsThrough(visit.network, c.profile.nets, MATCH.poolNetworks);
 }
 
-/**
- * `network` is part of a pool that a browser seen on `nets` hops through (see pooled): it was
- * seen on at least `blocks` other networks of the same wider block.
- */
-export function hopsThrough(network: string, nets: readonly string[], blocks = MATCH.poolNetworks): boolean {
-  const wide = widerNetwork(network);
-  return new Set(nets.filter((n) => n !== network && widerNetwork(n) === wide)).size >= blocks;
-}
 
 /**
  * How plausible it is that the candidate's browser arrives without its token (log2): a

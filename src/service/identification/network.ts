@@ -25,3 +25,12 @@ export function networkPrefix(ip: string | undefined): string | null {
 export function widerNetwork(prefix: string): string {
   return prefix.startsWith('v4:') ? prefix.split('.').slice(0, 2).join('.') : prefix.split(':').slice(0, 3).join(':');
 }
+
+/**
+ * `network` is part of a pool that a browser seen on `nets` hops through (carrier NAT, an ISP's
+ * dynamic block): it was seen on at least `blocks` other networks of the same wider block.
+ */
+export function hopsThrough(network: string, nets: readonly string[], blocks: number): boolean {
+  const wide = widerNetwork(network);
+  return new Set(nets.filter((n) => n !== network && widerNetwork(n) === wide)).size >= blocks;
+}

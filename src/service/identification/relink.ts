@@ -36,7 +36,8 @@
  */
 import { incompatibility, profileIncompatibility } from './compatibility.js';
 import { networkKeys } from './features.js';
-import { decideWithoutToken, expectedVisits, hopsThrough, MATCH, missedVisits, type Candidate, type KeyCrowding, type MatchPath, type VisitContext } from './matcher.js';
+import { decideWithoutToken, expectedVisits, MATCH, missedVisits, type Candidate, type KeyCrowding, type MatchPath, type VisitContext } from './matcher.js';
+import { hopsThrough } from './network.js';
 import type { VisitorProfile } from './profile.js';
 
 const DAY_MS = 24 * 3600 * 1000;

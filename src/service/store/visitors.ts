@@ -48,6 +48,16 @@ export interface VisitorRecord {
 /** How many visitors each kind of blocking key returned (the part of a key before its `:`). */
 type KeyCrowding = Record<string, number>;
 
+/**
+ * What the read of a visit's keys returns: the candidates, the crowding of each key kind, and
+ * the visitors seen on the visit's network (its `p:` key, counted in `crowding.p`).
+ */
+export interface CandidateRead {
+  candidates: VisitorRecord[];
+  crowding: KeyCrowding;
+  networkVisitors: string[];
+}
+
 interface VisitorRow {
   visitor_id: string;
   first_seen_at: number | string;
@@ -101,20 +111,26 @@ export async function findCandidates(
   store: Store,
   workspaceId: string,
   keys: readonly string[],
-): Promise<{ candidates: VisitorRecord[]; crowding: KeyCrowding }> {
+): Promise<CandidateRead & { visitorsPerKey: Record<string, number> }> {
   const { db } = internalsOf(store);
-  if (keys.length === 0) return { candidates: [], crowding: {} };
+  if (keys.length === 0) return { candidates: [], crowding: {}, networkVisitors: [], visitorsPerKey: {} };
   const parts = keys.map(
     (key, i) =>
       sql`SELECT * FROM (SELECT "key", "visitor_id", "last_seen_at" FROM "visitor_keys" WHERE "workspace_id" = ${workspaceId} AND "key" = ${key} ORDER BY "last_seen_at" DESC LIMIT ${key.startsWith('p:') ? NETWORK_COUNT_LIMIT : KEY_COUNT_LIMIT}) AS ${sql.raw(`k${i}`)}`,
   );
   const { rows } = await sql<{ key: string; visitor_id: string; last_seen_at: number | string }>`${sql.join(parts, sql` UNION ALL `)}`.execute(db);
   const crowding: KeyCrowding = {};
+  const visitorsPerKey: Record<string, number> = {};
+  const networkVisitors: string[] = [];
   const byKey = new Map<string, { visitor_id: string; last_seen_at: number }[]>();
   for (const row of rows) {
     const kind = row.key.slice(0, row.key.indexOf(':'));
     crowding[kind] = (crowding[kind] ?? 0) + 1;
-    if (kind === 'p') continue;
+    visitorsPerKey[row.key] = (visitorsPerKey[row.key] ?? 0) + 1;
+    if (kind === 'p') {
+      networkVisitors.push(row.visitor_id);
+      continue;
+    }
     const list = byKey.get(row.key) ?? [];
     list.push({ visitor_id: row.visitor_id, last_seen_at: Number(row.last_seen_at) });
     byKey.set(row.key, list);
@@ -124,14 +140,26 @@ export async function findCandidates(
   for (const list of byKey.values()) {
     for (const row of list.sort((a, b) => b.last_seen_at - a.last_seen_at).slice(0, CANDIDATES_PER_KEY)) ids.add(row.visitor_id);
   }
-  if (ids.size === 0) return { candidates: [], crowding };
+  if (ids.size === 0) return { candidates: [], crowding, networkVisitors, visitorsPerKey };
   const visitors = await db
     .selectFrom('visitors')
     .select(VISITOR_COLUMNS)
     .where('visitor_id', 'in', [...ids])
     .where('workspace_id', '=', workspaceId)
     .execute();
-  return { candidates: visitors.map(toRecord), crowding };
+  return { candidates: visitors.map(toRecord), crowding, networkVisitors, visitorsPerKey };
+}
+
+/** These visitors (those that exist), in one statement; none read for an empty list. */
+export async function loadVisitors(store: Store, workspaceId: string, visitorIds: readonly string[]): Promise<VisitorRecord[]> {
+  if (visitorIds.length === 0) return [];
+  const rows = await internalsOf(store)
+    .db.selectFrom('visitors')
+    .select(VISITOR_COLUMNS)
+    .where('workspace_id', '=', workspaceId)
+    .where('visitor_id', 'in', visitorIds)
+    .execute();
+  return rows.map(toRecord);
 }
 
 /**
@@ -430,6 +458,7 @@ interface TokenReadRow {
 interface KeysReadRow {
   crowding: KeyCrowding | null;
   candidates: VisitorRow[];
+  network_visitors: string[];
   network: ActivityRow[];
 }
 
@@ -481,6 +510,7 @@ const keysReadOnPostgres = prepareQuery<KeysReadRow>((_db, p) => {
             select visitor_id, row_number() over (partition by key order by last_seen_at desc) as rank
             from key_rows where key not like 'p:%') as ranked
           where rank <= ${sql.lit(CANDIDATES_PER_KEY)})) as v) as candidates,
+      (select coalesce(json_agg(visitor_id), '[]') from key_rows where key like 'p:%') as network_visitors,
       (select coalesce(json_agg(r), '[]') from (${activityRowsSql(p, 'network')}) as r) as network`;
 });
 
@@ -506,6 +536,9 @@ async function loadTokenVisitor(store: Store, workspaceId: string, visitorId: st
  * a visitor that no longer exists or may be relinked); SQLite reads as before (its statements
  * cost no round trip) and returns no `prefetched`.
  */
+/** A token visit that needs no candidates. */
+const NO_CANDIDATES: CandidateRead = { candidates: [], crowding: {}, networkVisitors: [] };
+
 export async function loadIdentificationState(
   store: Store,
   q: {
@@ -515,7 +548,7 @@ export async function loadIdentificationState(
     activity?: ActivityAhead;
     candidatesForToken?: (visitor: VisitorRecord) => boolean;
   },
-): Promise<{ tokenVisitor: VisitorRecord | null; candidates: VisitorRecord[]; crowding: KeyCrowding; prefetched?: PrefetchedActivity }> {
+): Promise<CandidateRead & { tokenVisitor: VisitorRecord | null; prefetched?: PrefetchedActivity }> {
   if (store.engine === 'postgres') {
     // Without activity to read, its values are nulls: each of its scans is a constant false.
     const activity = (visitorId: string | null) =>
@@ -525,14 +558,14 @@ export async function loadIdentificationState(
       if (row?.token_visitor) {
         const tokenVisitor = toRecord(row.token_visitor);
         const prefetched = q.activity && { network: row.network, visitor: { visitorId: tokenVisitor.visitorId, rows: row.token_activity } };
-        if (!q.candidatesForToken?.(tokenVisitor)) return { tokenVisitor, candidates: [], crowding: {}, ...(prefetched && { prefetched }) };
+        if (!q.candidatesForToken?.(tokenVisitor)) return { tokenVisitor, ...NO_CANDIDATES, ...(prefetched && { prefetched }) };
         // A young ID that may be relinked: the candidates too (the prefetched network activity
         // stays valid; the visitor's activity is read again if the visit moves to another ID).
         return { tokenVisitor, ...(await findCandidates(store, q.workspaceId, q.keys)), ...(q.activity && { prefetched: { network: row.network } }) };
       }
       // Gone: relinked to another visitor (its token follows it), or deleted.
       const relinkedTo = await loadTokenVisitor(store, q.workspaceId, q.tokenVisitorId);
-      if (relinkedTo) return { tokenVisitor: relinkedTo, candidates: [], crowding: {} };
+      if (relinkedTo) return { tokenVisitor: relinkedTo, ...NO_CANDIDATES };
     }
     const [row] = await keysReadOnPostgres(store, { ...activity(null), keys: JSON.stringify(q.keys) });
     if (!row) throw new Error('the identification read returned no row');
@@ -540,10 +573,11 @@ export async function loadIdentificationState(
       tokenVisitor: null,
       candidates: row.candidates.map(toRecord),
       crowding: row.crowding ?? {},
+      networkVisitors: row.network_visitors,
       ...(q.activity && { prefetched: { network: row.network } }),
     };
   }
   const tokenVisitor = q.tokenVisitorId === undefined ? null : await loadTokenVisitor(store, q.workspaceId, q.tokenVisitorId);
-  if (tokenVisitor && !q.candidatesForToken?.(tokenVisitor)) return { tokenVisitor, candidates: [], crowding: {} };
+  if (tokenVisitor && !q.candidatesForToken?.(tokenVisitor)) return { tokenVisitor, ...NO_CANDIDATES };
   return { tokenVisitor, ...(await findCandidates(store, q.workspaceId, q.keys)) };
 }
