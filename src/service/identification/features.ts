@@ -138,6 +138,11 @@ export function networkKeys(features: Features, network: string | null): string[
   return [`n:${shortHash([network, ...NETWORK_KEY.map((name) => features.values[name] ?? '')].join('\n'))}`, `p:${shortHash(network)}`];
 }
 
+/** Every key a visit's candidates are looked up by: its blocking keys and its network keys. */
+export function lookupKeys(features: Features, network: string | null): string[] {
+  return [...features.blockingKeys, ...networkKeys(features, network)];
+}
+
 /** The version numbers of a user agent, group by group: `OS 17_1 ... Version/17.1` -> [[17, 1], .., [17, 1], ..]. */
 export function versionGroups(userAgent: string): number[][] {
   return (userAgent.match(/\d+(?:[._]\d+)*/g) ?? []).map((group) => group.split(/[._]/).map(Number));

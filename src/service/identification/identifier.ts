@@ -23,7 +23,7 @@ import {
   type VisitorWrite,
 } from '../store/visitors.js';
 import { decideIdentification, toKnownVisitor } from './decide-identification.js';
-import { extractFeatures, networkKeys } from './features.js';
+import { extractFeatures, lookupKeys, networkKeys } from './features.js';
 import { neighbourNetworks, type HouseholdNetwork } from './household.js';
 import { CONFIDENCE_VERSION, MATCH, type MatchPath, type VisitContext } from './matcher.js';
 import { networkPrefix } from './network.js';
@@ -73,17 +73,13 @@ export interface Identifier {
   plan(input: IdentifyInput): Promise<{ outcome: IdentifyOutcome; write: VisitorWrite; activity?: PrefetchedActivity }>;
 }
 
-/** The blocking keys of a visit: signal subsets, and the hardware class on this network. */
-function visitKeys(visit: VisitContext): string[] {
-  return [...visit.features.blockingKeys, ...networkKeys(visit.features, visit.network)];
-}
-
 /**
  * The other networks of the visit's household and the visitors of its hardware class seen on
  * them (household.ts), read when the candidates were (no token, or a young ID's token) on a
  * network that a few other visitors use: the visitors of this network that are not candidates
  * already, then the keys of their other networks, when they were seen on any. Nothing is read
- * elsewhere (a network nobody else was seen on, or a crowded one).
+ * elsewhere (a network nobody else was seen on, or a crowded one). The candidates it returns
+ * are those not among `loaded`'s.
  */
 async function readHousehold(
   store: Store,
@@ -110,7 +106,7 @@ async function readHousehold(
       return { network, visitors: found.visitorsPerKey[visitorsKey!] ?? 0, lookalikes: found.visitorsPerKey[lookalikesKey!] ?? 0 };
     })
     .filter((h) => h.visitors < MATCH.sharedNetworkVisitors);
-  return { household, candidates: found.candidates };
+  return { household, candidates: found.candidates.filter((c) => !loadedIds.has(c.visitorId)) };
 }
 
 /** 20 characters [A-Za-z0-9], like the reference's visitor IDs. */
@@ -124,7 +120,7 @@ export function createIdentifier(opts: { store: Store; tokenSecret: Uint8Array }
   const plan = async (input: IdentifyInput): Promise<{ outcome: IdentifyOutcome; write: VisitorWrite; activity?: PrefetchedActivity }> => {
     const features = extractFeatures(input.signals);
     const context: VisitContext = { features, network: networkPrefix(input.ip), now: input.now };
-    const keys = visitKeys(context);
+    const keys = lookupKeys(features, context.network);
     const claims = input.token ? await tokens.verify(input.token, input.workspaceId, input.now) : null;
 
     // Read once: the token's visitor (and the candidates of the visit's keys when its ID is
@@ -138,8 +134,7 @@ export function createIdentifier(opts: { store: Store; tokenSecret: Uint8Array }
     });
     // The household's other networks, for a visit its candidates were read for.
     const household = await readHousehold(store, input.workspaceId, context, loaded);
-    const loadedIds = new Set(loaded.candidates.map((c) => c.visitorId));
-    const candidates = [...loaded.candidates, ...household.candidates.filter((c) => !loadedIds.has(c.visitorId))];
+    const candidates = [...loaded.candidates, ...household.candidates];
     // Decide purely.
     const decision = decideIdentification({
       visit: household.household.length > 0 ? { ...context, household: household.household } : context,

@@ -35,7 +35,7 @@
  *   too (a token copied to another device says nothing about the browser behind it).
  */
 import { incompatibility, profileIncompatibility } from './compatibility.js';
-import { networkKeys } from './features.js';
+import { lookupKeys } from './features.js';
 import { decideWithoutToken, expectedVisits, MATCH, missedVisits, type Candidate, type KeyCrowding, type MatchPath, type VisitContext } from './matcher.js';
 import { hopsThrough } from './network.js';
 import type { VisitorProfile } from './profile.js';
@@ -98,7 +98,7 @@ export function explainRelink<V extends RelinkVisitor>(f: RelinkFacts<V>): Relin
   const others = f.candidates.filter((c) => c.visitorId !== young.visitorId);
   if (others.length === 0 || visit.network === null) return { kept: 'no other candidate' };
 
-  const decision = decideWithoutToken(visit, others, withoutVisitor(f.crowding, visitKeys(visit), young.keys), {
+  const decision = decideWithoutToken(visit, others, withoutVisitor(f.crowding, lookupKeys(visit.features, visit.network), young.keys), {
     strict: true,
     extraBits: (c) => silenceBits(c, young, visit.now),
   });
@@ -130,11 +130,6 @@ export function explainRelink<V extends RelinkVisitor>(f: RelinkFacts<V>): Relin
 export function silenceBits(c: Candidate, young: Candidate, now: number): number {
   if (c.firstSeenAt >= young.firstSeenAt || !storageEndedBy(c, young.firstSeenAt)) return 0;
   return Math.min(MATCH.relinkSilenceMaxBits, Math.LOG2E * expectedVisits(c, now - young.firstSeenAt));
-}
-
-/** The keys a visit is looked up by (identifier.ts reads candidates by the same). */
-function visitKeys(visit: VisitContext): string[] {
-  return [...visit.features.blockingKeys, ...networkKeys(visit.features, visit.network)];
 }
 
 /**

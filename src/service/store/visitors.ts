@@ -140,14 +140,7 @@ export async function findCandidates(
   for (const list of byKey.values()) {
     for (const row of list.sort((a, b) => b.last_seen_at - a.last_seen_at).slice(0, CANDIDATES_PER_KEY)) ids.add(row.visitor_id);
   }
-  if (ids.size === 0) return { candidates: [], crowding, networkVisitors, visitorsPerKey };
-  const visitors = await db
-    .selectFrom('visitors')
-    .select(VISITOR_COLUMNS)
-    .where('visitor_id', 'in', [...ids])
-    .where('workspace_id', '=', workspaceId)
-    .execute();
-  return { candidates: visitors.map(toRecord), crowding, networkVisitors, visitorsPerKey };
+  return { candidates: await loadVisitors(store, workspaceId, [...ids]), crowding, networkVisitors, visitorsPerKey };
 }
 
 /** These visitors (those that exist), in one statement; none read for an empty list. */
@@ -525,6 +518,9 @@ async function loadTokenVisitor(store: Store, workspaceId: string, visitorId: st
   return surviving === undefined ? null : loadVisitor(store, workspaceId, surviving);
 }
 
+/** A token visit that needs no candidates. */
+const NO_CANDIDATES: CandidateRead = { candidates: [], crowding: {}, networkVisitors: [] };
+
 /**
  * Everything one identification decides on, in one step: the visitor named by a verified
  * token when it still exists, or the visitor it was relinked to (a token visit needs nothing
@@ -536,9 +532,6 @@ async function loadTokenVisitor(store: Store, workspaceId: string, visitorId: st
  * a visitor that no longer exists or may be relinked); SQLite reads as before (its statements
  * cost no round trip) and returns no `prefetched`.
  */
-/** A token visit that needs no candidates. */
-const NO_CANDIDATES: CandidateRead = { candidates: [], crowding: {}, networkVisitors: [] };
-
 export async function loadIdentificationState(
   store: Store,
   q: {
