@@ -1,6 +1,8 @@
 /** A household's other networks (household.ts): which networks of this network's visitors count. */
 import { describe, expect, it } from 'vitest';
 import { neighbourNetworks } from '../../src/service/identification/household.js';
+import { MATCH } from '../../src/service/identification/matcher.js';
+import { NETWORK_VISITORS_LISTED } from '../../src/service/store/visitors.js';
 
 const opts = { limit: 3, poolNetworks: 2 };
 
@@ -24,5 +26,11 @@ describe('neighbourNetworks', () => {
 
   it('has nothing to say of a network whose visitors were seen nowhere else', () => {
     expect(neighbourNetworks('v4:198.19.77', [{ nets: ['v4:198.19.77'] }, { nets: [] }], opts)).toEqual([]);
+  });
+
+  it("reads a home's visitors from the store's list of the network's visitors, which holds all of them", () => {
+    // Households are read on networks with fewer than sharedNetworkVisitors visitors: the
+    // store lists that many, so no neighbour is left out.
+    expect(NETWORK_VISITORS_LISTED).toBeGreaterThanOrEqual(MATCH.sharedNetworkVisitors);
   });
 });

@@ -10,7 +10,7 @@ import { extractFeatures, networkKeys } from '../../src/service/identification/f
 import { observeJarUse, type JarRecord } from '../../src/service/identification/jars.js';
 import { expectedVisits, MATCH, type KeyCrowding } from '../../src/service/identification/matcher.js';
 import { emptyProfile, updateProfile } from '../../src/service/identification/profile.js';
-import { decideRelink, explainRelink, relinkable, silenceBits } from '../../src/service/identification/relink.js';
+import { decideRelink, explainRelink, relinkable, relinkCheckDue, silenceBits } from '../../src/service/identification/relink.js';
 import { iphone, windowsChrome } from './fixtures.js';
 
 const DAY = 24 * 3600 * 1000;
@@ -253,5 +253,35 @@ describe('relinking', () => {
     expect(silenceBits(earlier({ visits: 1, signals: [laptop()] }), y, 20 * DAY)).toBe(0);
     const twice = earlier({ visits: 2, signals: [laptop(), laptop()], first: 5 * DAY, last: 5 * DAY });
     expect(expectedVisits(twice, DAY)).toBeCloseTo(2 / 7, 5);
+  });
+
+  it('weighs a young ID again only when its evidence changed or a while has passed', () => {
+    const y = young();
+    const keys = y.keys;
+    // Never weighed (an ID from before the record existed): weighed.
+    expect(relinkCheckDue(y, keys, NOW)).toBe(true);
+    const weighed = { ...y, profile: { ...y.profile, relinkCheckedAt: NOW } };
+    // The same lookup keys as its last visit, within MATCH.relinkRecheckHours: the same answer, not read again.
+    expect(relinkCheckDue(weighed, [...keys].reverse(), NOW + 3600 * 1000)).toBe(false);
+    // Another network (or changed signals), or enough time: weighed again.
+    const atHome = [...extractFeatures(laptop()).blockingKeys, ...networkKeys(extractFeatures(laptop()), HOME)];
+    expect(relinkCheckDue(weighed, atHome, NOW + 3600 * 1000)).toBe(true);
+    expect(relinkCheckDue(weighed, keys.slice(1), NOW + 3600 * 1000)).toBe(true);
+    expect(relinkCheckDue(weighed, keys, NOW + MATCH.relinkRecheckHours * 3600 * 1000)).toBe(true);
+  });
+
+  it('records when a young ID was weighed: at its contested creation and at a token visit that kept it', () => {
+    const y = young();
+    const kept = decideIdentification(facts({ token: y, candidates: [earlier(), y], now: 12.6 * DAY }));
+    expect(kept).toMatchObject({ kind: 'link', path: 'token' });
+    expect(kept.profile.relinkCheckedAt).toBe(12.6 * DAY);
+    // A token visit whose candidates were not read keeps the earlier record.
+    const weighed = { ...y, profile: { ...y.profile, relinkCheckedAt: 12.6 * DAY } };
+    expect(decideIdentification(facts({ token: weighed, candidates: [], now: 12.7 * DAY })).profile.relinkCheckedAt).toBe(12.6 * DAY);
+    // A new ID created while look-alikes existed weighed them already.
+    const created = decideIdentification({ ...facts({ token: y, candidates: [earlier()], network: CARRIER }), token: null });
+    expect(created).toMatchObject({ kind: 'create' });
+    expect(created.profile.contested).toBe(true);
+    expect(created.profile.relinkCheckedAt).toBe(NOW);
   });
 });

@@ -75,12 +75,22 @@ function inherit(confidence: Confidence, visitor: KnownVisitor): Confidence {
 function link(
   visit: VisitContext,
   visitor: KnownVisitor,
-  l: { withToken: boolean; jar: string; jars: JarRecord[]; twins: number; confidence: Confidence; path: 'token' | Exclude<MatchPath, 'new'> },
+  l: {
+    withToken: boolean;
+    jar: string;
+    jars: JarRecord[];
+    twins: number;
+    confidence: Confidence;
+    path: 'token' | Exclude<MatchPath, 'new'>;
+    /** The visit weighed the token's young ID for relinking and kept it (relinkCheckDue). */
+    relinkChecked?: boolean;
+  },
 ): IdentificationPlan {
   const profile = {
     ...updateProfile(visitor.profile, visit.features, visit.network),
     jars: l.jars,
     ...(l.twins > 0 ? { twins: l.twins } : {}),
+    ...(l.relinkChecked ? { relinkCheckedAt: visit.now } : {}),
   };
   return { kind: 'link', visitor, profile, withToken: l.withToken, jar: l.jar, confidence: l.confidence, path: l.path };
 }
@@ -103,7 +113,8 @@ function create(facts: IdentificationFacts, birth: Confidence, contested = false
     ...updateProfile(emptyProfile(), visit.features, visit.network),
     jars: addJar([], fresh.jarId, visit.now, visit.features.privateMode),
     birth: birth.score,
-    ...(contested ? { contested: true as const } : {}),
+    // A contested ID's creation weighed the look-alikes a relink would weigh (relinkCheckDue).
+    ...(contested ? { contested: true as const, relinkCheckedAt: visit.now } : {}),
   };
   const confidence = contested ? confidenceOf(idOriginProbability(birth.score, 0, true), birth.comment) : birth;
   return { kind: 'create', visitorId: fresh.visitorId, profile, jar: fresh.jarId, confidence, path: 'new' };
@@ -132,7 +143,8 @@ function decideIdentificationInner(facts: IdentificationFacts): IdentificationPl
   if (facts.token) {
     const { visitor } = facts.token;
     const jar = facts.token.jar ?? facts.fresh.jarId;
-    if (facts.candidates.length > 0) {
+    const weighed = facts.candidates.length > 0;
+    if (weighed) {
       const relink = decideRelink({ visit, young: visitor, jar: facts.token.jar, candidates: facts.candidates, crowding: facts.crowding });
       if (relink) return relinkTo(visit, relink.target, visitor, jar, inherit(confidenceOf(relink.score, relink.comment), relink.target));
     }
@@ -140,7 +152,7 @@ function decideIdentificationInner(facts: IdentificationFacts): IdentificationPl
     const twins = (visitor.profile.twins ?? 0) + (seen.conflict ? 1 : 0);
     // The token keeps its ID; a revoked jar's browser is the one that was linked by mistake.
     const confidence = seen.revoked ? confidenceOf(MATCH_CONFIDENCE.revokedJar, REVOKED_JAR_COMMENT) : inherit(judgeTokenVisit(visit, visitor), visitor);
-    return link(visit, visitor, { withToken: true, jar, jars: seen.jars, twins, confidence, path: 'token' });
+    return link(visit, visitor, { withToken: true, jar, jars: seen.jars, twins, confidence, path: 'token', relinkChecked: weighed });
   }
 
   const decision = decideWithoutToken(visit, facts.candidates, facts.crowding);

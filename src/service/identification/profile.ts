@@ -27,6 +27,11 @@ export interface VisitorProfile {
   birth?: number;
   /** Created while look-alike visitors existed: how sure its answers are also depends on the visits the ID lasted (id-origin.ts). */
   contested?: true;
+  /**
+   * When relinking last weighed this young ID (or its creation did, among the same
+   * look-alikes), ms; relink.ts `relinkCheckDue`.
+   */
+  relinkCheckedAt?: number;
 }
 
 const HISTORY = { hard: 2, stable: 3, drift: 4 } as const;
@@ -84,5 +89,6 @@ export function profileFrom(value: unknown): VisitorProfile {
     ...(typeof p.twins === 'number' ? { twins: p.twins } : {}),
     ...(typeof p.birth === 'number' ? { birth: p.birth } : {}),
     ...(p.contested === true ? { contested: true as const } : {}),
+    ...(typeof p.relinkCheckedAt === 'number' ? { relinkCheckedAt: p.relinkCheckedAt } : {}),
   };
 }

@@ -63,6 +63,19 @@ export function relinkable(v: { firstSeenAt: number; visitCount: number; profile
   );
 }
 
+/**
+ * A relinkable young ID's visit is weighed again (its candidates read) when its evidence
+ * changed since it was last weighed: its lookup keys differ from those of its last visit
+ * (`keys`, written at every visit), or MATCH.relinkRecheckHours have passed. Otherwise the
+ * answer would be the last one: the token keeps its ID.
+ */
+export function relinkCheckDue(v: { keys: readonly string[]; profile: VisitorProfile }, keys: readonly string[], now: number): boolean {
+  const checkedAt = v.profile.relinkCheckedAt;
+  if (checkedAt === undefined || now - checkedAt >= MATCH.relinkRecheckHours * 3600 * 1000) return true;
+  const previous = new Set(v.keys);
+  return keys.length !== previous.size || keys.some((k) => !previous.has(k));
+}
+
 export interface RelinkFacts<V extends RelinkVisitor> {
   visit: VisitContext;
   /** The visitor the token named. */

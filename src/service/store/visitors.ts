@@ -8,6 +8,7 @@ import { type Compilable, type QueryCreator, sql } from 'kysely';
 import type { Engine } from './database.js';
 import { commitTogether } from './group-commit.js';
 import { internalsOf, type Store } from './handle.js';
+import { createParsedJsonCache } from './parsed-json-cache.js';
 import { prepareQuery } from './prepared-query.js';
 import { activityRowsSql, recentActivityValues, type ActivityRow, type PrefetchedActivity, type RecentActivityQuery } from './recent-activity.js';
 import type { Database } from './schema.js';
@@ -20,6 +21,12 @@ export const CANDIDATES_PER_KEY = 8;
  * network holds a household's few browsers, a carrier NAT, office or VPN exit many more.
  */
 export const NETWORK_COUNT_LIMIT = 64;
+/**
+ * Visitors of the client's network listed by ID (`networkVisitors`, the most recent first):
+ * identification reads a network's other visitors only when few use it (a home, fewer than
+ * MATCH.sharedNetworkVisitors, which a test keeps below this), so every one of them is listed.
+ */
+export const NETWORK_VISITORS_LISTED = 16;
 /**
  * Visitors counted per blocking key (the crowding: how many visitors share the key, the
  * anonymity set of the fingerprint); only the CANDIDATES_PER_KEY most recent are loaded.
@@ -50,7 +57,8 @@ type KeyCrowding = Record<string, number>;
 
 /**
  * What the read of a visit's keys returns: the candidates, the crowding of each key kind, and
- * the visitors seen on the visit's network (its `p:` key, counted in `crowding.p`).
+ * the visitors seen on the visit's network (its `p:` key, counted in `crowding.p`; the
+ * NETWORK_VISITORS_LISTED most recent).
  */
 export interface CandidateRead {
   candidates: VisitorRecord[];
@@ -70,15 +78,15 @@ interface VisitorRow {
 /** The profile JSON also carries the keys of the last visit, to skip key clean-up when nothing changed. */
 type StoredProfile = object & { k?: string[]; kt?: number };
 
+/**
+ * Profiles parsed recently, by their text (parsed-json-cache.ts): about 2 KB of JSON each, the
+ * same popular candidates read by visit after visit. 4,000 profiles hold about 30 MB.
+ */
+const parseProfile = createParsedJsonCache(4000);
+
 function toRecord(row: VisitorRow): VisitorRecord {
   // Parsed once: the profile and the keys of the last visit come from the same JSON.
-  const raw = (() => {
-    try {
-      return JSON.parse(row.profile) as unknown;
-    } catch {
-      return null;
-    }
-  })() as { k?: unknown; kt?: unknown } | null;
+  const raw = parseProfile(row.profile) as { k?: unknown; kt?: unknown } | null;
   return {
     visitorId: row.visitor_id,
     firstSeenAt: Number(row.first_seen_at),
@@ -105,7 +113,9 @@ export async function loadVisitor(store: Store, workspaceId: string, visitorId: 
 
 /**
  * The most recently seen visitors of each blocking key (at most CANDIDATES_PER_KEY each), and
- * how many visitors each key kind returned. Two queries: keys (one UNION ALL), then profiles.
+ * how many visitors each key kind has (up to KEY_COUNT_LIMIT per key, NETWORK_COUNT_LIMIT for
+ * the network's `p:` key). Two queries: keys (one UNION ALL), then profiles. Each key's count
+ * comes back as one row: only the visitors that are used are turned into rows.
  */
 export async function findCandidates(
   store: Store,
@@ -114,31 +124,27 @@ export async function findCandidates(
 ): Promise<CandidateRead & { visitorsPerKey: Record<string, number> }> {
   const { db } = internalsOf(store);
   if (keys.length === 0) return { candidates: [], crowding: {}, networkVisitors: [], visitorsPerKey: {} };
-  const parts = keys.map(
-    (key, i) =>
-      sql`SELECT * FROM (SELECT "key", "visitor_id", "last_seen_at" FROM "visitor_keys" WHERE "workspace_id" = ${workspaceId} AND "key" = ${key} ORDER BY "last_seen_at" DESC LIMIT ${key.startsWith('p:') ? NETWORK_COUNT_LIMIT : KEY_COUNT_LIMIT}) AS ${sql.raw(`k${i}`)}`,
-  );
-  const { rows } = await sql<{ key: string; visitor_id: string; last_seen_at: number | string }>`${sql.join(parts, sql` UNION ALL `)}`.execute(db);
+  const parts = keys.map((key, i) => {
+    const network = key.startsWith('p:');
+    const matching = sql`FROM "visitor_keys" WHERE "workspace_id" = ${workspaceId} AND "key" = ${key}`;
+    return sql`SELECT * FROM (SELECT "key", "visitor_id", CAST(NULL AS bigint) AS "n" ${matching} ORDER BY "last_seen_at" DESC LIMIT ${network ? NETWORK_VISITORS_LISTED : CANDIDATES_PER_KEY}) AS ${sql.raw(`v${i}`)}
+      UNION ALL SELECT ${key}, NULL, count(*) FROM (SELECT 1 ${matching} LIMIT ${network ? NETWORK_COUNT_LIMIT : KEY_COUNT_LIMIT}) AS ${sql.raw(`c${i}`)}`;
+  });
+  const { rows } = await sql<{ key: string; visitor_id: string | null; n: number | null }>`${sql.join(parts, sql` UNION ALL `)}`.execute(db);
   const crowding: KeyCrowding = {};
   const visitorsPerKey: Record<string, number> = {};
   const networkVisitors: string[] = [];
-  const byKey = new Map<string, { visitor_id: string; last_seen_at: number }[]>();
+  const ids = new Set<string>();
   for (const row of rows) {
     const kind = row.key.slice(0, row.key.indexOf(':'));
-    crowding[kind] = (crowding[kind] ?? 0) + 1;
-    visitorsPerKey[row.key] = (visitorsPerKey[row.key] ?? 0) + 1;
-    if (kind === 'p') {
-      networkVisitors.push(row.visitor_id);
-      continue;
-    }
-    const list = byKey.get(row.key) ?? [];
-    list.push({ visitor_id: row.visitor_id, last_seen_at: Number(row.last_seen_at) });
-    byKey.set(row.key, list);
-  }
-  // Every key counts up to KEY_COUNT_LIMIT visitors; its most recent ones are the candidates.
-  const ids = new Set<string>();
-  for (const list of byKey.values()) {
-    for (const row of list.sort((a, b) => b.last_seen_at - a.last_seen_at).slice(0, CANDIDATES_PER_KEY)) ids.add(row.visitor_id);
+    if (row.visitor_id === null) {
+      // A key nobody else has counts nowhere, as when its visitors were rows.
+      const n = Number(row.n);
+      if (n === 0) continue;
+      crowding[kind] = (crowding[kind] ?? 0) + n;
+      visitorsPerKey[row.key] = n;
+    } else if (kind === 'p') networkVisitors.push(row.visitor_id);
+    else ids.add(row.visitor_id);
   }
   return { candidates: await loadVisitors(store, workspaceId, [...ids]), crowding, networkVisitors, visitorsPerKey };
 }
@@ -503,7 +509,8 @@ const keysReadOnPostgres = prepareQuery<KeysReadRow>((_db, p) => {
             select visitor_id, row_number() over (partition by key order by last_seen_at desc) as rank
             from key_rows where key not like 'p:%') as ranked
           where rank <= ${sql.lit(CANDIDATES_PER_KEY)})) as v) as candidates,
-      (select coalesce(json_agg(visitor_id), '[]') from key_rows where key like 'p:%') as network_visitors,
+      (select coalesce(json_agg(visitor_id), '[]') from (
+        select visitor_id from key_rows where key like 'p:%' order by last_seen_at desc limit ${sql.lit(NETWORK_VISITORS_LISTED)}) as n) as network_visitors,
       (select coalesce(json_agg(r), '[]') from (${activityRowsSql(p, 'network')}) as r) as network`;
 });
 
