@@ -10,7 +10,7 @@ import { extractFeatures, networkKeys } from '../../src/service/identification/f
 import { observeJarUse, type JarRecord } from '../../src/service/identification/jars.js';
 import { expectedVisits, MATCH, type KeyCrowding } from '../../src/service/identification/matcher.js';
 import { emptyProfile, updateProfile } from '../../src/service/identification/profile.js';
-import { decideRelink, explainRelink, relinkable, relinkCheckDue, silenceBits } from '../../src/service/identification/relink.js';
+import { decideRelink, explainRelink, relinkable, relinkCheckDue, relinkRuledOut, silenceBits } from '../../src/service/identification/relink.js';
 import { iphone, windowsChrome } from './fixtures.js';
 
 const DAY = 24 * 3600 * 1000;
@@ -262,11 +262,11 @@ describe('relinking', () => {
     expect(relinkCheckDue(y, keys, NOW)).toBe(true);
     const weighed = { ...y, profile: { ...y.profile, relinkCheckedAt: NOW } };
     // The same lookup keys as its last visit, within MATCH.relinkRecheckHours: the same answer, not read again.
-    expect(relinkCheckDue(weighed, [...keys].reverse(), NOW + 3600 * 1000)).toBe(false);
+    expect(relinkCheckDue(weighed, [...keys].reverse(), NOW + 10 * 60 * 1000)).toBe(false);
     // Another network (or changed signals), or enough time: weighed again.
     const atHome = [...extractFeatures(laptop()).blockingKeys, ...networkKeys(extractFeatures(laptop()), HOME)];
-    expect(relinkCheckDue(weighed, atHome, NOW + 3600 * 1000)).toBe(true);
-    expect(relinkCheckDue(weighed, keys.slice(1), NOW + 3600 * 1000)).toBe(true);
+    expect(relinkCheckDue(weighed, atHome, NOW + 10 * 60 * 1000)).toBe(true);
+    expect(relinkCheckDue(weighed, keys.slice(1), NOW + 10 * 60 * 1000)).toBe(true);
     expect(relinkCheckDue(weighed, keys, NOW + MATCH.relinkRecheckHours * 3600 * 1000)).toBe(true);
   });
 
@@ -283,5 +283,17 @@ describe('relinking', () => {
     expect(created).toMatchObject({ kind: 'create' });
     expect(created.profile.contested).toBe(true);
     expect(created.profile.relinkCheckedAt).toBe(NOW);
+  });
+
+  it('rules a visit out before reading candidates when no candidate could change the answer', () => {
+    const visit = facts({ token: young(), candidates: [] }).visit;
+    expect(relinkRuledOut(visit, young(), 'newjar0000')).toBeNull();
+    expect(relinkRuledOut(visit, young({ contested: false }), 'newjar0000')).toBe('not relinkable');
+    expect(relinkRuledOut(visit, young({ jars: [{ i: 'newjar0000', first: 12 * DAY, last: 12.5 * DAY, x: 1 }] }), 'newjar0000')).toBe('jar revoked');
+    expect(relinkRuledOut(facts({ token: young(), candidates: [], signals: iphone() }).visit, young(), 'newjar0000')).toBe('visit incompatible with the young ID');
+    // The young ID hopped through another block of the visit's /16: a pool, whatever the candidates.
+    const hopper = young({ nets: ['v4:198.51.7'] });
+    expect(relinkRuledOut(visit, hopper, 'newjar0000')).toBe('a pool network');
+    expect(explainRelink({ visit, young: hopper, jar: 'newjar0000', candidates: [earlier(), hopper], crowding: {} })).toEqual({ kept: 'a pool network' });
   });
 });

@@ -32,7 +32,7 @@ export interface IdentificationFacts {
   token: { visitor: KnownVisitor; jar?: string } | null;
   /**
    * Candidates of the visit's blocking keys; with a token, only loaded when its visitor may be
-   * relinked (relink.ts `relinkable`), otherwise empty.
+   * relinked (relink.ts `relinkRuledOut`, `relinkCheckDue`), otherwise empty.
    */
   candidates: readonly KnownVisitor[];
   crowding: KeyCrowding;

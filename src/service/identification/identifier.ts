@@ -28,7 +28,7 @@ import { neighbourNetworks, type HouseholdNetwork } from './household.js';
 import { CONFIDENCE_VERSION, MATCH, type MatchPath, type VisitContext } from './matcher.js';
 import { networkPrefix } from './network.js';
 import { profileFrom } from './profile.js';
-import { relinkable, relinkCheckDue } from './relink.js';
+import { relinkCheckDue, relinkRuledOut } from './relink.js';
 import { createVisitorTokenCodec } from './visitor-token.js';
 
 export interface IdentifyInput {
@@ -132,7 +132,7 @@ export function createIdentifier(opts: { store: Store; tokenSecret: Uint8Array }
       ...(input.activity && { activity: input.activity }),
       candidatesForToken: (v) => {
         const visitor = { ...v, profile: profileFrom(v.profile) };
-        return relinkable(visitor, input.now) && relinkCheckDue(visitor, keys, input.now);
+        return relinkRuledOut(context, visitor, claims?.instance) === null && relinkCheckDue(visitor, keys, input.now);
       },
     });
     // The household's other networks, for a visit its candidates were read for.

@@ -64,6 +64,19 @@ export function relinkable(v: { firstSeenAt: number; visitCount: number; profile
 }
 
 /**
+ * The rules that need no candidate, by the one that keeps the token's ID (null when none does):
+ * when one does, no candidate read can relink this visit, so none is made.
+ */
+export function relinkRuledOut(visit: VisitContext, young: { firstSeenAt: number; visitCount: number; profile: VisitorProfile }, jar: string | undefined): string | null {
+  if (!relinkable(young, visit.now)) return 'not relinkable';
+  if (jar !== undefined && young.profile.jars?.some((j) => j.i === jar && j.x)) return 'jar revoked';
+  if (incompatibility(visit.features, young.profile) !== null) return 'visit incompatible with the young ID';
+  // A pool either ID hops through (below): the young ID's blocks alone may settle it.
+  if (visit.network !== null && hopsThrough(visit.network, young.profile.nets, MATCH.relinkPoolNetworks)) return 'a pool network';
+  return null;
+}
+
+/**
  * A relinkable young ID's visit is weighed again (its candidates read) when its evidence
  * changed since it was last weighed: its lookup keys differ from those of its last visit
  * (`keys`, written at every visit), or MATCH.relinkRecheckHours have passed. Otherwise the
@@ -105,9 +118,8 @@ export function decideRelink<V extends RelinkVisitor>(f: RelinkFacts<V>): Relink
 /** decideRelink() with the first rule that kept the token's ID named (bench/accuracy/diagnose.ts). */
 export function explainRelink<V extends RelinkVisitor>(f: RelinkFacts<V>): Relink<V> | { kept: string } {
   const { visit, young } = f;
-  if (!relinkable(young, visit.now)) return { kept: 'not relinkable' };
-  if (f.jar !== undefined && young.profile.jars?.some((j) => j.i === f.jar && j.x)) return { kept: 'jar revoked' };
-  if (incompatibility(visit.features, young.profile) !== null) return { kept: 'visit incompatible with the young ID' };
+  const ruledOut = relinkRuledOut(visit, young, f.jar);
+  if (ruledOut !== null) return { kept: ruledOut };
   const others = f.candidates.filter((c) => c.visitorId !== young.visitorId);
   if (others.length === 0 || visit.network === null) return { kept: 'no other candidate' };
 
