@@ -6,6 +6,7 @@
 import { hash } from 'node:crypto';
 import type { Signals } from '../../protocol/index.js';
 import type { StableSignalName } from '../../protocol/signals.js';
+import { boundedMemo } from '../store/bounded-memo.js';
 import { BLOCKING_KEYS, COMPONENT_NAMES, NETWORK_KEY, type ComponentName } from './components.js';
 
 export type ComponentValues = Partial<Record<ComponentName, string>>;
@@ -27,10 +28,12 @@ export function shortHash(text: string): string {
   return hash('sha256', text, 'base64url').slice(0, 16);
 }
 
-/** Version numbers out: `Chrome/120.0.6099.71` and `Chrome/121.0.0.0` compare equal. */
-export function stripVersions(text: string): string {
-  return text.replace(/\d+(?:[._]\d+)*/g, '#');
-}
+/**
+ * Version numbers out: `Chrome/120.0.6099.71` and `Chrome/121.0.0.0` compare equal. Every
+ * candidate's user agents are compared with every visit's: the few user agents of a release
+ * are each stripped once (bounded-memo.ts).
+ */
+export const stripVersions: (text: string) => string = boundedMemo((text) => text.replace(/\d+(?:[._]\d+)*/g, '#'), 2000);
 
 /** GPU driver versions out of a WebGL renderer string (Windows ANGLE strings carry them). */
 export function normaliseRenderer(renderer: string): string {
@@ -143,10 +146,14 @@ export function lookupKeys(features: Features, network: string | null): string[]
   return [...features.blockingKeys, ...networkKeys(features, network)];
 }
 
-/** The version numbers of a user agent, group by group: `OS 17_1 ... Version/17.1` -> [[17, 1], .., [17, 1], ..]. */
-export function versionGroups(userAgent: string): number[][] {
-  return (userAgent.match(/\d+(?:[._]\d+)*/g) ?? []).map((group) => group.split(/[._]/).map(Number));
-}
+/**
+ * The version numbers of a user agent, group by group: `OS 17_1 ... Version/17.1` -> [[17, 1],
+ * .., [17, 1], ..]. Remembered per user agent like stripVersions (shared: not to be changed).
+ */
+export const versionGroups: (userAgent: string) => readonly (readonly number[])[] = boundedMemo(
+  (userAgent) => (userAgent.match(/\d+(?:[._]\d+)*/g) ?? []).map((group) => group.split(/[._]/).map(Number)),
+  2000,
+);
 
 /**
  * True when `current` is an older release than `previous` of the same browser (their
