@@ -114,6 +114,45 @@ describe.each(ENGINES)('relinking over HTTP (%s)', (engine) => {
     expect((await visit(laptop, '100.64.99.3', young.token)).visitor_id).not.toBe(firstId);
   });
 
+  it('weighs a young ID again only when its evidence changed or an hour passed, and then relinks it', async () => {
+    const laptop: Signals = { ...windowsChrome(), fonts: [...windowsChrome().fonts!, 'Relink Recheck Font'].sort() };
+    const home = '198.51.102.7';
+    const carrier = '100.64.38.20';
+    let first = await visit(laptop, home);
+    const firstId = first.visitor_id;
+    for (let i = 0; i < 3; i++) first = await visit(laptop, home, first.token);
+    now += 2 * DAY;
+    const lost = await visit(laptop, carrier);
+    expect(lost.visitor_id).not.toBe(firstId);
+    const db = kyselyOf(t.service.ctx.store);
+    const checkedAt = async () => {
+      const row = await db.selectFrom('visitors').select('profile').where('visitor_id', '=', lost.visitor_id).executeTakeFirstOrThrow();
+      return (JSON.parse(row.profile) as { relinkCheckedAt?: number }).relinkCheckedAt;
+    };
+    // Created among look-alikes: that decision weighed them.
+    const created = now;
+    expect(await checkedAt()).toBe(created);
+    // Ten minutes later, same network, same signals: the same question, not asked again.
+    now -= 6 * HOUR - 10 * 60 * 1000;
+    const again = await visit(laptop, carrier, lost.token);
+    expect(again.visitor_id).toBe(lost.visitor_id);
+    expect(await checkedAt()).toBe(created);
+    // Over an hour later: weighed again (and kept: a carrier network is no home).
+    now -= 6 * HOUR - 2 * HOUR;
+    const later = await visit(laptop, carrier, again.token);
+    expect(later.visitor_id).toBe(lost.visitor_id);
+    expect(await checkedAt()).toBe(now);
+    // Minutes later from home: another network, so weighed at once (kept: the first ID, which
+    // came every six hours, has not been quiet long enough yet).
+    now -= 6 * HOUR - 5 * 60 * 1000;
+    const home1 = await visit(laptop, home, later.token);
+    expect(home1.visitor_id).toBe(lost.visitor_id);
+    expect(await checkedAt()).toBe(now);
+    // Hours later, from home again: weighed again, and the first ID's silence now singles it out.
+    const home2 = await visit(laptop, home, home1.token);
+    expect(home2.visitor_id).toBe(firstId);
+  });
+
   it('never relinks a young ID whose stable signals contradict the earlier one', async () => {
     const desk: Signals = { ...windowsChrome(), fonts: [...windowsChrome().fonts!, 'No Relink Font'].sort() };
     const home = '198.51.101.7';
