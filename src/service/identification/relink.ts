@@ -37,6 +37,7 @@
 import { incompatibility, profileIncompatibility } from './compatibility.js';
 import { lookupKeys } from './features.js';
 import { decideWithoutToken, expectedVisits, MATCH, missedVisits, type Candidate, type KeyCrowding, type MatchPath, type VisitContext } from './matcher.js';
+import { keysChanged } from '../store/visitors.js';
 import { hopsThrough } from './network.js';
 import type { VisitorProfile } from './profile.js';
 
@@ -84,9 +85,7 @@ export function relinkRuledOut(visit: VisitContext, young: { firstSeenAt: number
  */
 export function relinkCheckDue(v: { keys: readonly string[]; profile: VisitorProfile }, keys: readonly string[], now: number): boolean {
   const checkedAt = v.profile.relinkCheckedAt;
-  if (checkedAt === undefined || now - checkedAt >= MATCH.relinkRecheckHours * 3600 * 1000) return true;
-  const previous = new Set(v.keys);
-  return keys.length !== previous.size || keys.some((k) => !previous.has(k));
+  return checkedAt === undefined || now - checkedAt >= MATCH.relinkRecheckHours * 3600 * 1000 || keysChanged(v.keys, keys);
 }
 
 export interface RelinkFacts<V extends RelinkVisitor> {

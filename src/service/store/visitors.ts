@@ -333,6 +333,12 @@ export async function insertVisitor(
   await writeVisitor(store, planInsertVisitor(v));
 }
 
+/** A visit's lookup keys are not the set the visitor's last visit wrote (`VisitorRecord.keys`). */
+export function keysChanged(previous: readonly string[], keys: readonly string[]): boolean {
+  const written = new Set(previous);
+  return keys.length !== written.size || keys.some((k) => !written.has(k));
+}
+
 /** Plans the record of a visit of a stored visitor: its new `profile`, its blocking `keys`, whether it came with its own token. */
 export function planRecordVisit(v: {
   workspaceId: string;
@@ -343,11 +349,11 @@ export function planRecordVisit(v: {
   withToken: boolean;
 }): VisitorWrite {
   const previous = new Set(v.visitor.keys);
-  const keysChanged = v.keys.length !== previous.size || v.keys.some((k) => !previous.has(k));
+  const changed = keysChanged(v.visitor.keys, v.keys);
   // Keys are written at visits, none long before the visitor's first one (concurrent requests
   // differ by milliseconds): a visitor younger than STALE_KEY_MS, less a day of margin, has no
   // stale key to look for.
-  const dropStale = keysChanged && v.visitor.firstSeenAt <= v.now - STALE_KEY_MS + KEY_REFRESH_MS;
+  const dropStale = changed && v.visitor.firstSeenAt <= v.now - STALE_KEY_MS + KEY_REFRESH_MS;
   // Keys the last visit did not have are written now. The others' recency (for candidate
   // ordering) is refreshed at most once per KEY_REFRESH_MS, so most visits write one row, and
   // a visit that changed one signal writes that signal's keys, not all eight.
