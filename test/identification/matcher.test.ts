@@ -246,6 +246,34 @@ describe('identical devices', () => {
     expect(decideWithoutToken(visit(iphone(), home), [loser], { ...crowding, n: 4 })).toMatchObject({ kind: 'new' });
   });
 
+  it('a common device that repeats the complete signature only the candidate showed is less likely one never seen', () => {
+    const home = 'v4:81.7.99';
+    // Kept one storage so far and used it five days ago: without more evidence, a tokenless
+    // visit is as likely another phone of its kind (the keeper case above).
+    const keeper = candidate('keeper', [iphone()], { network: home, lastTokenAt: 15 * DAY });
+    keeper.profile.jars = [{ i: 'a', first: 0, last: 15 * DAY }];
+    const crowding = { f: 20, l: 20, r: 20, n: 1, p: 3 };
+    expect(decideWithoutToken(visit(iphone(), home), [keeper], crowding)).toMatchObject({ kind: 'new' });
+    // Twenty visitors share its hardware signature, yet none but the keeper ever showed its
+    // complete one (screen, timezone, languages, preferences): a phone never seen would have to
+    // coincide with it where the other nineteen do not.
+    const linked = decideWithoutToken(visit(iphone(), home), [keeper], { ...crowding, x: 1 });
+    expect(linked).toMatchObject({ kind: 'link', visitorId: 'keeper' });
+    // Another visitor showed that complete signature too: no such evidence.
+    expect(decideWithoutToken(visit(iphone(), home), [keeper], { ...crowding, x: 2 })).toMatchObject({ kind: 'new' });
+    // Nor when the visit differs from the keeper's last signature (another timezone).
+    expect(decideWithoutToken(visit(travel(iphone()), home), [keeper], { ...crowding, x: 1 })).toMatchObject({ kind: 'new' });
+    // The evidence grows with the crowd the signature stands out of: two look-alikes say little.
+    expect(decideWithoutToken(visit(iphone(), home), [keeper], { ...crowding, f: 2, l: 2, r: 2, x: 1 })).toMatchObject({ kind: 'new' });
+    const shipped = MATCH.exactSignatureMaxBits;
+    try {
+      MATCH.exactSignatureMaxBits = 0;
+      expect(decideWithoutToken(visit(iphone(), home), [keeper], { ...crowding, x: 1 })).toMatchObject({ kind: 'new' });
+    } finally {
+      MATCH.exactSignatureMaxBits = shipped;
+    }
+  });
+
   it('a private window at a home whose address changed is found on the household\'s earlier network, only there', () => {
     const oldHome = 'v4:81.7.99';
     const newHome = 'v4:92.40.12';
