@@ -63,8 +63,7 @@ describe('normalisation', () => {
     const f = extractFeatures(hostile);
     expect(f.fonts).toEqual(['Arial']);
     expect(f.values.user_agent).toBeUndefined();
-    // Nothing to key on but the signature itself: the exact hash and its private-window form.
-    expect(extractFeatures({}).blockingKeys.map((k) => k.slice(0, 2))).toEqual(['x:', 's:']);
+    expect(extractFeatures({}).blockingKeys).toHaveLength(1);
   });
 
   it('gives identical signals identical hashes and keys, and another device other keys', () => {
@@ -77,7 +76,7 @@ describe('normalisation', () => {
   it('keeps a drifted browser on at least one of its blocking keys', () => {
     const base = new Set(extractFeatures(desktop()).blockingKeys);
     for (const drift of [upgradeChrome, osUpdate, externalMonitor, installFont, travel, editLanguages]) {
-      const shared = extractFeatures(drift(desktop())).blockingKeys.filter((k) => base.has(k) && !k.startsWith('x:') && !k.startsWith('s:'));
+      const shared = extractFeatures(drift(desktop())).blockingKeys.filter((k) => base.has(k) && !k.startsWith('x:'));
       expect(shared.length, drift.name).toBeGreaterThanOrEqual(2);
     }
   });
@@ -273,26 +272,6 @@ describe('identical devices', () => {
     } finally {
       MATCH.exactSignatureMaxBits = shipped;
     }
-  });
-
-  it('in a private window the complete signature leaves out what such windows randomise', () => {
-    const home = 'v4:81.7.99';
-    // A Mac on a home network where two other Macs of its model were seen (n: 3): a private
-    // window is as likely one of them, or a fourth.
-    const mac = candidate('mac', [macSafari()], { network: home, lastTokenAt: 15 * DAY });
-    mac.profile.jars = [{ i: 'a', first: 0, last: 15 * DAY }];
-    const crowding = { f: 20, l: 20, r: 20, n: 3, p: 3 };
-    // Safari's private window: canvas and audio noised per session, so the exact hash is new.
-    const privateWindow = visit({ ...macSafari(), canvas: { winding: true, geometry: 'noise-1', text: 'noise-2' }, audio: '35.1', incognito: { likely: true, method: 'storage' } }, home);
-    expect(privateWindow.features.exactHash).not.toBe(extractFeatures(macSafari()).exactHash);
-    expect(decideWithoutToken(privateWindow, [mac], crowding)).toMatchObject({ kind: 'new' });
-    // Everything else is the mac's, and nobody else showed it (s: 1): the mac in a private window.
-    expect(decideWithoutToken(privateWindow, [mac], { ...crowding, s: 1 })).toMatchObject({ kind: 'link', visitorId: 'mac' });
-    // The exact hash's count does not stand in for it: the noise made it the visit's own.
-    expect(decideWithoutToken(privateWindow, [mac], { ...crowding, x: 1 })).toMatchObject({ kind: 'new' });
-    // Outside a private window the noise-free signature is not enough: canvas and audio count.
-    const noised = visit({ ...macSafari(), canvas: { winding: true, geometry: 'noise-1', text: 'noise-2' }, audio: '35.1' }, home);
-    expect(decideWithoutToken(noised, [mac], { ...crowding, s: 1, x: 1 })).toMatchObject({ kind: 'new' });
   });
 
   it('a private window at a home whose address changed is found on the household\'s earlier network, only there', () => {

@@ -78,10 +78,3 @@ export const BLOCKING_KEYS: Record<string, readonly ComponentName[]> = {
  * tells identical phones on different home networks apart.
  */
 export const NETWORK_KEY: readonly ComponentName[] = ['ua_family', 'platform', 'architecture', 'webgl_renderer', 'touch'];
-
-/**
- * Components that private-mode fingerprinting protection randomises per session (Safari's
- * canvas and audio, Firefox's canvas): they say nothing in a private window, and the visit's
- * `s:` key (its signature without them) stands in for its exact hash there.
- */
-export const PRIVATE_NOISE: ReadonlySet<ComponentName> = new Set<ComponentName>(['canvas_geometry', 'canvas_text', 'audio']);

@@ -7,7 +7,7 @@ import { hash } from 'node:crypto';
 import type { Signals } from '../../protocol/index.js';
 import type { StableSignalName } from '../../protocol/signals.js';
 import { boundedMemo } from '../store/bounded-memo.js';
-import { BLOCKING_KEYS, COMPONENT_NAMES, NETWORK_KEY, PRIVATE_NOISE, type ComponentName } from './components.js';
+import { BLOCKING_KEYS, COMPONENT_NAMES, NETWORK_KEY, type ComponentName } from './components.js';
 
 export type ComponentValues = Partial<Record<ComponentName, string>>;
 
@@ -19,10 +19,7 @@ export interface Features {
   privateMode: boolean;
   /** Hash of every component: two visits with the same exact hash look identical. */
   exactHash: string;
-  /**
-   * Indexed lookup keys, `<name>:<hash>`: the exact hash as `x:<hash>`, the signature without
-   * private-window noise as `s:<hash>`, the drift-robust keys of BLOCKING_KEYS.
-   */
+  /** Indexed lookup keys, `<name>:<hash>`, the exact hash included as `x:<hash>`. */
   blockingKeys: string[];
 }
 
@@ -123,10 +120,8 @@ export function extractFeatures(signals: Signals): Features {
   put('architecture', str(s.architecture));
   put('apple_pay', str(s.apple_pay));
 
-  const signature = (names: readonly ComponentName[]) => shortHash(names.map((name) => `${name}=${v[name] ?? ''}`).join('\n'));
-  const exactHash = signature(COMPONENT_NAMES);
-  // The exact hash, and the same without what private windows randomise (`s:`).
-  const blockingKeys = [`x:${exactHash}`, `s:${signature(COMPONENT_NAMES.filter((name) => !PRIVATE_NOISE.has(name)))}`];
+  const exactHash = shortHash(COMPONENT_NAMES.map((name) => `${name}=${v[name] ?? ''}`).join('\n'));
+  const blockingKeys = [`x:${exactHash}`];
   for (const [key, names] of Object.entries(BLOCKING_KEYS)) {
     // A key built mostly from missing components would lump unrelated visitors together.
     const present = names.filter((name) => v[name] !== undefined).length;

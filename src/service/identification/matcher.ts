@@ -15,7 +15,7 @@
  */
 import type { Confidence } from '../../protocol/index.js';
 import { incompatibility, profileIncompatibility } from './compatibility.js';
-import { COMPONENTS, COMPONENT_NAMES, PRIVATE_NOISE, type ComponentName } from './components.js';
+import { COMPONENTS, COMPONENT_NAMES } from './components.js';
 import { isDowngrade, type Features } from './features.js';
 import type { HouseholdNetwork } from './household.js';
 import { hopsThrough, widerNetwork } from './network.js';
@@ -220,6 +220,9 @@ export function jaccard(a: readonly string[], b: readonly string[]): number {
 const RELEASE_SENSITIVE = new Set<string>([
   'user_agent', 'ua_data', 'webgl_params', 'webgl_extensions', 'canvas_geometry', 'canvas_text', 'audio', 'math', 'font_preferences', 'fonts', 'plugins',
 ]);
+
+/** Components that private-mode fingerprinting protection randomises. */
+const PRIVATE_NOISE = new Set<string>(['canvas_geometry', 'canvas_text', 'audio']);
 
 export function scoreCandidate(visit: VisitContext, candidate: Candidate): CandidateScore {
   const { values, fonts } = visit.features;
@@ -507,10 +510,7 @@ export function signatureCrowding(crowding: KeyCrowding): number {
  * they do not. log2 of the look-alike visitors that differ, at most MATCH.exactSignatureMaxBits.
  */
 function exactSignatureBits(visit: VisitContext, c: Candidate, crowding: KeyCrowding, rare: boolean): number {
-  if (rare || MATCH.exactSignatureMaxBits <= 0) return 0;
-  // In a private window the signature leaves out what such windows randomise (the `s:` key).
-  const privateMode = visit.features.privateMode;
-  if ((privateMode ? crowding.s : crowding.x) !== 1 || !isExact(visit.features, c.profile, privateMode ? PRIVATE_NOISE : undefined)) return 0;
+  if (rare || MATCH.exactSignatureMaxBits <= 0 || crowding.x !== 1 || !isExact(visit.features, c.profile)) return 0;
   return Math.min(MATCH.exactSignatureMaxBits, Math.log2(Math.max(1, signatureCrowding(crowding))));
 }
 
@@ -571,10 +571,9 @@ function storageExpectedLost(visit: VisitContext, c: Candidate): boolean {
 const WEBKIT_VENDOR = 'Apple Computer, Inc.';
 const STORAGE_CAP_MS = 7 * 24 * 3600 * 1000;
 
-/** Every component of the visit (but `except`) equals the candidate's latest value. */
-function isExact(features: Features, profile: VisitorProfile, except?: ReadonlySet<ComponentName>): boolean {
+/** Every component of the visit equals the candidate's latest value. */
+function isExact(features: Features, profile: VisitorProfile): boolean {
   return COMPONENT_NAMES.every((name) => {
-    if (except?.has(name)) return true;
     const value = features.values[name];
     return value === undefined || profile.c[name]?.[0] === value;
   });
