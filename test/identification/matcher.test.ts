@@ -259,6 +259,7 @@ describe('identical devices', () => {
     // coincide with it where the other nineteen do not.
     const linked = decideWithoutToken(visit(iphone(), home), [keeper], { ...crowding, x: 1 });
     expect(linked).toMatchObject({ kind: 'link', visitorId: 'keeper' });
+    expect(linked.confidence.comment).toMatch(/; its complete signature, which none of the 19 other visitors of its hardware showed$/);
     // Another visitor showed that complete signature too: no such evidence.
     expect(decideWithoutToken(visit(iphone(), home), [keeper], { ...crowding, x: 2 })).toMatchObject({ kind: 'new' });
     // Nor when the visit differs from the keeper's last signature (another timezone).

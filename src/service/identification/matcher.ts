@@ -400,7 +400,8 @@ export function decideWithoutToken(
   // losing it before, WebKit's expiry): a tokenless visit that looks like a browser still
   // holding its token is as likely another device of the same kind.
   const unseen = !options.strict && own > 0 && (group.length > 1 || storageExpectedLost(visit, top.candidate));
-  const newBase = (rare ? MATCH.rareFingerprintBits : Math.log2(Math.max(0, others) + (unseen ? 2 ** -MATCH.unseenLookalikeBits : 1))) - exactSignatureBits(visit, top.candidate, crowding, rare);
+  const exactBits = exactSignatureBits(visit, top.candidate, crowding, rare);
+  const newBase = (rare ? MATCH.rareFingerprintBits : Math.log2(Math.max(0, others) + (unseen ? 2 ** -MATCH.unseenLookalikeBits : 1))) - exactBits;
   const candidatesWeight = [...weights.values()].reduce((a, b) => a + b, 0);
   // Two priors for "a browser never seen": the decision one leans towards a new visitor (a wrong
   // merge is worse than a split); the calibrated one, fitted on bench/accuracy, gives the
@@ -425,7 +426,8 @@ export function decideWithoutToken(
   const answer = top;
   const path = lookalikes.length > 1 || others > 0 ? 'cluster' : isExact(visit.features, answer.candidate.profile) ? 'exact' : 'fuzzy';
   const exclusiveNetwork = exclusive(answer);
-  const evidence = linkEvidence(answer, exclusiveNetwork, lookalikes.length, anonymity);
+  // The visitors sharing its hardware signature besides the candidate, when its complete one was its own.
+  const evidence = linkEvidence(answer, exclusiveNetwork, lookalikes.length, anonymity, exactBits > 0 ? signatureCrowding(crowding) - 1 : 0);
   return {
     kind: 'link', visitorId: answer.candidate.visitorId, path, confidence: confidence(groupWeight / calibratedTotal, `linked without token: ${evidence}`),
     evidence, exclusiveNetwork,
@@ -515,13 +517,14 @@ function exactSignatureBits(visit: VisitContext, c: Candidate, crowding: KeyCrow
 }
 
 /** The deciding evidence of a link, for `confidence.comment`. */
-function linkEvidence(s: CandidateScore, exclusiveNetwork: boolean, lookalikes: number, anonymity: number): string {
+function linkEvidence(s: CandidateScore, exclusiveNetwork: boolean, lookalikes: number, anonymity: number, differentLookalikes: number): string {
   const signals = s.contradictions.length ? `signals match but for ${s.contradictions.join(', ')}` : 'signals match';
   const network = exclusiveNetwork
     ? s.sameNetwork ? 'seen on this network (few visitors use it)' : "seen on another network of this household (its other visitors were seen there)"
     : s.sameNetwork ? 'seen on this shared network' : s.sameWideNetwork ? 'seen in this network block' : 'not seen on this network';
   const set = lookalikes > 1 || anonymity > 1 ? `; ${Math.max(lookalikes, anonymity)} look-alike visitors` : '';
-  return `${signals}; ${network}${set}`;
+  const signature = differentLookalikes > 0 ? `; its complete signature, which none of the ${differentLookalikes} other visitors of its hardware showed` : '';
+  return `${signals}; ${network}${set}${signature}`;
 }
 
 /**
