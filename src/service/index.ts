@@ -78,8 +78,8 @@ interface Prepared {
  * or reads the first-start records and the visitor-token secret. Each step is safe when
  * several processes start together; the store stays open for the caller.
  */
-async function prepare(resolved: ResolvedConfig, warn: Warn, poolSize?: number): Promise<Prepared> {
-  const store = openStore({ dataDir: resolved.dataDir, databaseUrl: resolved.databaseUrl, warn, poolSize });
+async function prepare(resolved: ResolvedConfig, warn: Warn, opts: { poolSize?: number; sharedWithWriters?: boolean } = {}): Promise<Prepared> {
+  const store = openStore({ dataDir: resolved.dataDir, databaseUrl: resolved.databaseUrl, warn, ...opts });
   try {
     await store.migrate().catch((err: Error) => {
       throw new Error(`${store.location}: ${err.message}`);
@@ -111,7 +111,7 @@ async function prepare(resolved: ResolvedConfig, warn: Warn, poolSize?: number):
 export async function prepareService(config: ServiceConfig = {}): Promise<{ bootstrap: Bootstrap; firstStart: boolean; engine: Engine }> {
   const resolved = resolveConfig(config);
   const logger = createLogger(resolved.logLevel, resolved.logDestination);
-  const { store, bootstrap, created } = await prepare(resolved, (message, details) => logger.warn(details, message), 2);
+  const { store, bootstrap, created } = await prepare(resolved, (message, details) => logger.warn(details, message), { poolSize: 2 });
   const engine = store.engine;
   await store.destroy();
   return { bootstrap, firstStart: created, engine };
@@ -132,7 +132,7 @@ export async function createService(config: ServiceConfig = {}, role: ServiceRol
   const resolved = resolveConfig(config);
   const logger = createLogger(resolved.logLevel, resolved.logDestination);
   const warn = (message: string, details: Record<string, unknown>) => logger.warn(details, message);
-  const { store, masterKey, bootstrap, created, tokenSecret } = await prepare(resolved, warn);
+  const { store, masterKey, bootstrap, created, tokenSecret } = await prepare(resolved, warn, { sharedWithWriters: role.clusterWorker });
   let redis: Redis | undefined;
   try {
     if (resolved.redisUrl) {

@@ -11,8 +11,7 @@
  * internals (`internalsOf`, handle.ts); tests may reach Kysely through `kyselyOf` for assertions.
  */
 import type { Kysely } from 'kysely';
-import { migrateToLatest, openDatabase, type Engine } from './database.js';
-import type { Warn } from './file-modes.js';
+import { migrateToLatest, openDatabase, type Engine, type OpenDatabaseOptions } from './database.js';
 import { INTERNALS, type Store, type StoreState } from './handle.js';
 import { createReadCaches } from './read-cache.js';
 import type { Database } from './schema.js';
@@ -20,7 +19,7 @@ import type { Database } from './schema.js';
 export type { Engine } from './database.js';
 export { kyselyOf, type Store } from './handle.js';
 
-export function openStore(opts: { dataDir: string; databaseUrl?: string; poolSize?: number; warn?: Warn }): Store {
+export function openStore(opts: OpenDatabaseOptions): Store {
   const { db, engine, location, changes, pool } = openDatabase(opts);
   const readCaches = createReadCaches({ changedElsewhere: () => changes.changedElsewhere() });
   changes.onChange(() => readCaches.invalidate());
