@@ -297,11 +297,23 @@ async function settingsCommand(sub: string | undefined, config: ServiceConfig, v
   });
 }
 
+/**
+ * More workers than this per core only compete for the cores and for the database's write lock
+ * (identification is CPU-bound): a larger `--workers` is taken for a typo, which would otherwise
+ * fork that many processes.
+ */
+const MAX_WORKERS_PER_CORE = 4;
+
 /** `--workers` (TESSERA_WORKERS), by default the number of cores this process may use. */
 function workerCount(values: Values, env: NodeJS.ProcessEnv): number {
   const value = optionValue(SERVICE_OPTIONS.find((o) => o.flag === 'workers')!, values, env) as number | undefined;
-  if (value === undefined) return availableParallelism();
+  const cores = availableParallelism();
+  if (value === undefined) return cores;
   if (value < 1) throw new Error('--workers must be at least 1');
+  const limit = MAX_WORKERS_PER_CORE * cores;
+  if (value > limit) {
+    throw new Error(`--workers ${value} is more than ${MAX_WORKERS_PER_CORE} per CPU core (this machine has ${cores}, so at most ${limit}): identification is CPU-bound, and more processes than cores only compete for them`);
+  }
   return value;
 }
 

@@ -5,7 +5,9 @@
  * across the workers, and a killed worker is replaced while the other keeps answering.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -266,6 +268,20 @@ describe('tessera start --workers 2', () => {
     const refused = spawnSync(process.execPath, [BIN, 'start', '--workers', '0', '--port', '0']);
     expect(refused.status).toBe(1);
     expect(refused.stderr.toString()).toContain('--workers must be at least 1');
+  });
+
+  it('refuses more than 4 workers per core, before it forks any', () => {
+    const tooMany = 4 * availableParallelism() + 1;
+    const dataDir = mkdtempSync(join(tmpdir(), 'tessera-workers-'));
+    try {
+      const refused = spawnSync(process.execPath, [BIN, 'start', '--workers', String(tooMany), '--port', '0', '--data-dir', dataDir]);
+      expect(refused.status).toBe(1);
+      expect(refused.stderr.toString()).toContain(`--workers ${tooMany} is more than 4 per CPU core (this machine has ${availableParallelism()}, so at most ${tooMany - 1})`);
+      // Refused before the primary prepared anything: no database was created.
+      expect(readdirSync(dataDir)).toEqual([]);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('--workers 1 runs the service in the one process, as before', async () => {

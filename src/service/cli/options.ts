@@ -20,7 +20,7 @@ export interface OptionSpec {
 export const SERVICE_OPTIONS: OptionSpec[] = [
   { flag: 'port', short: 'p', env: 'TESSERA_PORT', kind: 'integer', defaultText: String(DEFAULT_CONFIG.port), help: 'HTTP port (0 picks a free port)', config: 'port' },
   { flag: 'host', env: 'TESSERA_HOST', kind: 'string', defaultText: DEFAULT_CONFIG.host, help: 'interface to listen on (0.0.0.0 for all)', config: 'host' },
-  { flag: 'workers', env: 'TESSERA_WORKERS', kind: 'integer', help: 'start: service processes sharing the port and the database (node:cluster); 1 runs the service in this process alone (default: the number of CPU cores)' },
+  { flag: 'workers', env: 'TESSERA_WORKERS', kind: 'integer', help: 'start: service processes sharing the port and the database (node:cluster); 1 runs the service in this process alone; at most 4 per CPU core (default: the number of CPU cores)' },
   { flag: 'data-dir', env: 'TESSERA_DATA_DIR', kind: 'string', defaultText: DEFAULT_CONFIG.dataDir, help: 'directory of the embedded SQLite database', config: 'dataDir' },
   { flag: 'database-url', env: 'DATABASE_URL', kind: 'string', help: 'postgres://user:pass@host:5432/db: use PostgreSQL instead of SQLite (several instances may share it)', config: 'databaseUrl' },
   { flag: 'redis-url', env: 'REDIS_URL', kind: 'string', help: 'redis://host:6379: keep rate-limit counters in Redis, shared by all instances', config: 'redisUrl' },
