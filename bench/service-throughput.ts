@@ -83,15 +83,30 @@ const CLI = join(import.meta.dirname, '..', 'bin', 'tessera.js');
  * too) and every query sent by a pg client.
  */
 let statements = 0;
+/**
+ * Time spent in each better-sqlite3 statement (by its SQL text, whitespace collapsed), to show
+ * where an identification's SQLite time goes. `iterate` only counts its call, not the rows read
+ * after it returns (the service does not use it on hot paths).
+ */
+const statementTimes = new Map<string, { calls: number; ms: number }>();
 function countStatements(): void {
   const probe = new SQLite(':memory:');
   const proto = Object.getPrototypeOf(probe.prepare('select 1')) as Record<string, (...args: unknown[]) => unknown>;
   probe.close();
   for (const method of ['run', 'all', 'get', 'iterate']) {
     const original = proto[method]!;
-    proto[method] = function (this: unknown, ...args: unknown[]) {
+    proto[method] = function (this: { source: string }, ...args: unknown[]) {
       statements++;
-      return original.apply(this, args);
+      const started = performance.now();
+      try {
+        return original.apply(this, args);
+      } finally {
+        const sqlText = this.source.replace(/\s+/g, ' ').trim();
+        const entry = statementTimes.get(sqlText) ?? { calls: 0, ms: 0 };
+        entry.calls++;
+        entry.ms += performance.now() - started;
+        statementTimes.set(sqlText, entry);
+      }
     };
   }
   if (ENGINES.includes('postgres')) {
@@ -117,6 +132,8 @@ interface LoadResult {
   over10ms: number;
   /** SQL statements executed by the process per completed request. */
   statementsPerRequest: number;
+  /** SQLite, in this process: the statements that took the most time during the load. */
+  slowestStatements: StatementTime[];
   non2xx: number;
   errors: number;
   requests: number;
@@ -124,6 +141,36 @@ interface LoadResult {
   gc: { pauses: number; totalMs: number; longestMs: number };
   /** Event-loop delay during the load (perf_hooks.monitorEventLoopDelay). */
   loopDelay: { p99Ms: number; maxMs: number };
+}
+
+interface StatementTime {
+  /** The SQL text, shortened. */
+  sql: string;
+  callsPerRequest: number;
+  /** Mean time of one call, µs. */
+  usPerCall: number;
+  /** Time per completed request, µs. */
+  usPerRequest: number;
+}
+
+const SLOWEST_STATEMENTS_SHOWN = 6;
+
+/** The statements that took the most time since `before` (a copy of statementTimes), per request. */
+function slowestStatementsSince(before: Map<string, { calls: number; ms: number }>, requests: number): StatementTime[] {
+  return [...statementTimes]
+    .map(([sqlText, now]) => {
+      const was = before.get(sqlText) ?? { calls: 0, ms: 0 };
+      return { sqlText, calls: now.calls - was.calls, ms: now.ms - was.ms };
+    })
+    .filter((s) => s.calls > 0)
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, SLOWEST_STATEMENTS_SHOWN)
+    .map((s) => ({
+      sql: s.sqlText.length > 90 ? `${s.sqlText.slice(0, 90)}...` : s.sqlText,
+      callsPerRequest: s.calls / Math.max(1, requests),
+      usPerCall: (s.ms * 1000) / s.calls,
+      usPerRequest: (s.ms * 1000) / Math.max(1, requests),
+    }));
 }
 
 /** First visits and later visits of a simulated population, rendered in the wire format. */
@@ -150,6 +197,7 @@ async function load(url: string, payloads: BrowserRequest[], rate?: number, serv
     loopDelay.enable();
     const databaseBefore = database && (await postgresBackendCpu(database));
     const statementsBefore = statements;
+    const timesBefore = new Map([...statementTimes].map(([sqlText, t]) => [sqlText, { ...t }]));
     const cpuBefore = serverCpuMs();
     const result = await runAutocannon(url, file, rate);
     const cpu = serverCpuMs() - cpuBefore;
@@ -161,6 +209,7 @@ async function load(url: string, payloads: BrowserRequest[], rate?: number, serv
         ? { databaseCpuMsPerRequest: backendCpuUsed(databaseBefore, databaseAfter) / Math.max(1, result.requests) }
         : {}),
       statementsPerRequest: (statements - statementsBefore) / Math.max(1, result.requests),
+      slowestStatements: slowestStatementsSince(timesBefore, result.requests),
       gc: { pauses: gcPauses.length, totalMs: gcPauses.reduce((a, b) => a + b, 0), longestMs: Math.max(0, ...gcPauses) },
       loopDelay: { p99Ms: loopDelay.percentile(99) / 1e6, maxMs: loopDelay.max / 1e6 },
     };
@@ -171,7 +220,7 @@ async function load(url: string, payloads: BrowserRequest[], rate?: number, serv
   }
 }
 
-type AutocannonResult = Omit<LoadResult, 'cpuMsPerRequest' | 'databaseCpuMsPerRequest' | 'statementsPerRequest' | 'gc' | 'loopDelay'>;
+type AutocannonResult = Omit<LoadResult, 'cpuMsPerRequest' | 'databaseCpuMsPerRequest' | 'statementsPerRequest' | 'slowestStatements' | 'gc' | 'loopDelay'>;
 
 /**
  * The load generator runs in a child process (its own event loop, so it does not queue behind
@@ -485,6 +534,18 @@ async function main(): Promise<void> {
     });
     figures[engine] = { ...result, storedEvents, shareOfEcho: share, steady, echoSteady: echo.steady, memory };
   }
+  const sqliteSaturation = (figures.sqlite as { slowestStatements?: StatementTime[] } | undefined)?.slowestStatements ?? [];
+  const statementRows =
+    sqliteSaturation.length === 0
+      ? []
+      : [
+          '',
+          `Where the SQLite time of an identification went at saturation (the in-process sqlite run; each statement's time measured around its call at the driver, rows returned included): the ${SLOWEST_STATEMENTS_SHOWN} statements that took the most.`,
+          '',
+          '| Statement | Calls per request | Time per call | Time per request |',
+          '| --- | ---: | ---: | ---: |',
+          ...sqliteSaturation.map((t) => `| \`${t.sql.replace(/\|/g, '\\|')}\` | ${t.callsPerRequest.toFixed(2)} | ${t.usPerCall.toFixed(0)} µs | ${t.usPerRequest.toFixed(0)} µs |`),
+        ];
   const workerRows: string[] = [];
   if (ENGINES.includes('sqlite') && WORKER_COUNTS.length > 0) {
     const runs = await runWorkers(buildVisits);
@@ -543,6 +604,7 @@ async function main(): Promise<void> {
     '| Server | Load | Requests/s | p50 | p99 | p99.9 | > 10 ms | CPU per request | Statements per request | Event-loop delay p99 / max | Errors |',
     '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...steadyRows,
+    ...statementRows,
   ].join('\n');
   console.log(`\n${markdown}\n`);
   writeBenchOutput({ name: 'service-throughput', title: 'Service throughput (ingestion)', markdown, figures });
