@@ -82,6 +82,7 @@ async function measure(dataDir: string, sharedWithWriters: boolean): Promise<num
         if (performance.now() - started >= SECONDS * 1000) {
           clearInterval(timer);
           resolve();
+          return;
         }
         reads.push(findCandidates(store, WORKSPACE, keys()));
       }, 1000 / READS_PER_S);
