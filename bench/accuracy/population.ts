@@ -45,6 +45,7 @@ export interface Office {
   seats: number;
   filled: number;
   fonts: string[];
+  /** See Hardware.diskGb. */
   diskGb: number;
   /** A corporate campus: hundreds of seats of one image behind a small pool of egress addresses. */
   campus: boolean;
@@ -72,6 +73,11 @@ export interface User {
 /** A device's hardware: a computer model's fields (phones fill them from their model too). */
 export interface Hardware extends Omit<ComputerModel, 'os' | 'cls'> {
   hdr: boolean;
+  /**
+   * Disk size. No browser shows it any more (Chromium's storage quota stopped depending on it in
+   * release 138; render-visit.ts), so no signal carries it; it is still drawn, so that every later
+   * draw of the device's stream, and with it the population, stays what it was.
+   */
   diskGb: number;
 }
 

@@ -230,8 +230,6 @@ export function renderVisit(seed: string, b: SimBrowser, visit: PlannedVisit): R
 
   const mobile = d.cls === 'phone' || (d.cls === 'tablet' && d.os === 'android');
   const desktopClass = d.cls === 'laptop' || d.cls === 'desktop' || d.os === 'ipados';
-  const quotaNormal = b.engine === 'gecko' ? Math.round(hw.diskGb * 1024 * 0.5) : Math.round(hw.diskGb * 1024 * 0.6);
-  const quotaPrivate = b.engine === 'webkit' ? 1024 : Math.round(hw.memory * 1024 * 0.1);
   const webgl = webglStrings(b);
 
   const signals: Signals = {
@@ -268,9 +266,13 @@ export function renderVisit(seed: string, b: SimBrowser, visit: PlannedVisit): R
     apple_pay: b.kind === 'safari' ? (d.os === 'macos' ? 0 : 1) : -1,
     color_scheme: dark ? 'dark' : 'light',
     automation: { webdriver: false, headless_ua: false, globals: [] },
-    incognito: visit.private
-      ? { likely: true, method: b.engine === 'gecko' ? 'indexeddb' : b.engine === 'webkit' ? 'storage' : 'quota', quota_mb: quotaPrivate }
-      : { likely: false, method: 'quota', quota_mb: quotaNormal },
+    // As the agent reports it (src/agent/signals/incognito.ts) in today's browsers: Chromium
+    // (since 138) reports the same quota in both modes, usage + 10 GiB, so neither the disk
+    // size nor the mode shows in it; the private file system tells the mode. Firefox and
+    // Safari send no quota.
+    incognito: b.engine === 'blink'
+      ? { likely: visit.private, method: 'opfs_flush', quota_mb: 10240 }
+      : { likely: visit.private, method: b.engine === 'gecko' ? 'service_worker' : 'opfs' },
     developer_tools: false,
     tampering: { canvas_mismatch: false, ua_platform_mismatch: false, overridden_natives: [] },
   };

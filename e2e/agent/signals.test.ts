@@ -1,12 +1,16 @@
 /**
  * Every signal source in real Chromium: values of the right shape, large values hashed, the
  * same values on a second collection, and the tampering inputs reacting to a page script
- * that replaces a canvas built-in.
+ * that replaces a canvas built-in; private mode told apart from a normal profile.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { expect, test } from 'vitest';
 import type { IdentifyRequest } from '../../src/protocol/index.js';
 import { SOURCES } from '../../src/agent/signals/index.js';
+import { launchPersistentChromium } from '../helpers/chromium.js';
 import type { TestService } from '../../test/helpers/test-service.js';
 import { get, ok, recordRequests, startAgent } from './helpers/agent-page.js';
 import { useAgentSuite, useFreshPage } from './helpers/agent-suite.js';
@@ -25,10 +29,10 @@ useFreshPage(() => browser, (c) => {
 const HASH = /^[\w-]{43}$/;
 
 /** Two identifications from a fresh page; returns the two request bodies. */
-async function collectTwice(initScript?: string): Promise<IdentifyRequest[]> {
-  const page = await context.newPage();
+async function collectTwice(initScript?: string, inContext = context, query = ''): Promise<IdentifyRequest[]> {
+  const page = await inContext.newPage();
   if (initScript) await page.addInitScript(initScript);
-  await page.goto(`${site.origin}/signals`);
+  await page.goto(`${site.origin}/signals${query}`);
   const sent = recordRequests(page);
   await startAgent(page, { apiKey: svc.keys.publicKey, endpoints: svc.url });
   ok(await get(page));
@@ -82,4 +86,38 @@ test('an emulated phone: touch and a rotation-independent, rounded screen', asyn
   expect(sent!.signals.screen).toEqual({ width: 915, height: 412, color_depth: 24, pixel_ratio: 2.63 });
   expect(sent!.signals.touch).toMatchObject({ touch_event: true, touch_start: true });
   expect(sent!.signals.touch!.max_touch_points).toBeGreaterThan(0);
+});
+
+// Chromium 138+ reports the same predictable quota (usage + 10 GiB here) in both modes; the
+// suite's contexts are off the record, as incognito windows are.
+test('incognito: an off-the-record context is private, a normal profile is not (Chromium\'s predictable quota)', async () => {
+  const [inPrivate, again] = await collectTwice();
+  expect(inPrivate!.signals.incognito).toEqual({ likely: true, method: 'opfs_flush', quota_mb: 10240 });
+  expect(again!.signals.incognito).toEqual(inPrivate!.signals.incognito);
+  const dir = await mkdtemp(join(tmpdir(), 'tessera-profile-'));
+  const normal = await launchPersistentChromium(dir);
+  try {
+    const [onDisk, onDiskAgain] = await collectTwice(undefined, normal);
+    expect(onDisk!.signals.incognito).toEqual({ likely: false, method: 'opfs_flush', quota_mb: 10240 });
+    expect(onDiskAgain!.signals.incognito).toEqual(onDisk!.signals.incognito);
+    // The probe's file is removed: the profile's private file system is empty again.
+    const page = normal.pages()[0] ?? (await normal.newPage());
+    await page.goto(`${site.origin}/signals`);
+    const left = await page.evaluate(async () => {
+      const names: string[] = [];
+      for await (const name of (await navigator.storage.getDirectory() as unknown as { keys(): AsyncIterable<string> }).keys()) names.push(name);
+      return names;
+    });
+    expect(left).toEqual([]);
+  } finally {
+    await normal.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('incognito: a page whose Content-Security-Policy forbids workers gets the source named as failed, the rest collected', async () => {
+  const [sent] = await collectTwice(undefined, context, `?csp=${encodeURIComponent("worker-src 'none'")}`);
+  expect(sent!.signal_errors).toMatchObject({ incognito: 'error' });
+  expect(sent!.signals.incognito).toBeUndefined();
+  expect(sent!.signals.fonts!.length).toBeGreaterThan(0);
 });

@@ -247,6 +247,26 @@ describe('smart-signal inputs', () => {
     expect(await run('incognito')).toEqual({ likely: false, method: 'quota', quota_mb: 300000 });
   });
 
+  test("incognito: Chromium's predictable quota (usage + whole GiB) leaves the verdict to a worker's file system probe", async () => {
+    define(performance, 'memory', { jsHeapSizeLimit: 4096 * 1048576 });
+    define(navigator, 'storage', { estimate: async () => ({ quota: 10 * 1024 * 1048576 + 5000, usage: 5000 }) });
+    // The browser's Worker (happy-dom has none): answers with what the probe would post.
+    let answer: unknown;
+    define(globalThis, 'Worker', class {
+      onmessage?: (e: { data: unknown }) => void;
+      constructor() {
+        setTimeout(() => this.onmessage?.({ data: answer }));
+      }
+      terminate() {}
+    });
+    answer = true;
+    expect(await run('incognito')).toEqual({ likely: true, method: 'opfs_flush', quota_mb: 10240 });
+    answer = false;
+    expect(await run('incognito')).toEqual({ likely: false, method: 'opfs_flush', quota_mb: 10240 });
+    answer = null; // the file system refused
+    await expect(run('incognito')).rejects.toThrow('opfs');
+  });
+
   test('incognito: Safari refuses the private file system', async () => {
     define(navigator, 'storage', { getDirectory: () => Promise.reject(new Error('UnknownError: unknown transient reason')) });
     expect(await run('incognito')).toEqual({ likely: true, method: 'opfs' });

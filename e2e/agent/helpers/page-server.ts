@@ -5,7 +5,8 @@
  * `?load=iife` (default) loads the IIFE build with a script tag, `?load=esm` imports the ESM
  * build, `?load=cdn-iife&svc=<url>&key=<key>` loads the service's CDN route, and
  * `?load=peer` loads the open-source peer (@fingerprintjs/fingerprintjs, global
- * `FingerprintJS`) for benchmarks, and `?load=none` no script. A page sets
+ * `FingerprintJS`) for benchmarks, and `?load=none` no script; `?csp=<policy>` sends that
+ * Content-Security-Policy header with the page. A page sets
  * `window.loaded = true` once its script is there.
  */
 import { readFile } from 'node:fs/promises';
@@ -55,7 +56,9 @@ export async function startPageServer(): Promise<PageServer> {
       }
     }
     if (url.pathname === '/favicon.ico') return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    // `?csp=<policy>`: the page is served under that Content-Security-Policy.
+    const csp = url.searchParams.get('csp');
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...(csp ? { 'content-security-policy': csp } : {}) });
     res.end(page(url));
   })());
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
