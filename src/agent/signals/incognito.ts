@@ -4,7 +4,7 @@
  *   Since 138 it reports a predictable quota in every mode (usage + a whole number of GiB), so
  *   the quota says nothing; then the origin private file system tells: incognito keeps it in
  *   memory, where a flush costs nothing and a write crosses to the browser process, while on
- *   disk the flush is an fsync (opfsFlush below).
+ *   disk the flush is an fsync (opfsFlushProbe below).
  * - Safari's private mode refuses the origin private file system.
  * - Firefox's private mode has no service workers.
  */
@@ -44,12 +44,14 @@ const ROUNDS = 5;
  */
 function opfsFlushProbe(rounds: number) {
   void (async () => {
+    const name = 'tessera-' + Math.random();
+    let root: FileSystemDirectoryHandle | undefined;
+    let handle: SyncAccess | undefined;
     let inMemory = null;
     try {
-      const root = await navigator.storage.getDirectory();
-      const name = 'tessera-' + Math.random();
+      root = await navigator.storage.getDirectory();
       const file = (await root.getFileHandle(name, { create: true })) as FileSystemFileHandle & { createSyncAccessHandle(): Promise<SyncAccess> };
-      const handle = await file.createSyncAccessHandle();
+      handle = await file.createSyncAccessHandle();
       let writeMs = 0;
       let flushMs = 0;
       let zeroFlushes = 0;
@@ -59,17 +61,18 @@ function opfsFlushProbe(rounds: number) {
         return performance.now() - t;
       };
       for (let i = 0; i < rounds; i++) {
-        writeMs += time(() => handle.write(new Uint8Array(1), { at: i }));
-        const flush = time(() => handle.flush());
+        writeMs += time(() => handle!.write(new Uint8Array(1), { at: i }));
+        const flush = time(() => handle!.flush());
         flushMs += flush;
         if (flush < 0.05) zeroFlushes++;
       }
-      handle.close();
-      await root.removeEntry(name);
       inMemory = zeroFlushes * 2 > rounds && writeMs > flushMs;
     } catch {
       // null: the source fails
     }
+    // The file goes whatever happened (best effort: it may not exist).
+    handle?.close();
+    await root?.removeEntry(name).catch(() => {});
     postMessage(inMemory);
   })();
 }
