@@ -268,11 +268,9 @@ export function renderVisit(seed: string, b: SimBrowser, visit: PlannedVisit): R
     automation: { webdriver: false, headless_ua: false, globals: [] },
     // As the agent reports it (src/agent/signals/incognito.ts) in today's browsers: Chromium
     // (since 138) reports the same quota in both modes, usage + 10 GiB, so neither the disk
-    // size nor the mode shows in it; the private file system tells the mode. Firefox and
-    // Safari send no quota.
-    incognito: b.engine === 'blink'
-      ? { likely: visit.private, method: 'opfs_flush', quota_mb: 10240 }
-      : { likely: visit.private, method: b.engine === 'gecko' ? 'service_worker' : 'opfs' },
+    // size nor the mode shows in it and the agent does not send it; the private file system
+    // tells the mode.
+    incognito: { likely: visit.private, method: b.engine === 'blink' ? 'opfs_flush' : b.engine === 'gecko' ? 'service_worker' : 'opfs' },
     developer_tools: false,
     tampering: { canvas_mismatch: false, ua_platform_mismatch: false, overridden_natives: [] },
   };

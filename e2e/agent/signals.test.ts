@@ -6,10 +6,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expect, test } from 'vitest';
 import type { IdentifyRequest } from '../../src/protocol/index.js';
 import { SOURCES } from '../../src/agent/signals/index.js';
+import { VERDICT_KEY } from '../../src/agent/signals/incognito.js';
 import { launchPersistentChromium } from '../helpers/chromium.js';
 import type { TestService } from '../../test/helpers/test-service.js';
 import { get, ok, recordRequests, startAgent } from './helpers/agent-page.js';
@@ -92,17 +93,20 @@ test('an emulated phone: touch and a rotation-independent, rounded screen', asyn
 // suite's contexts are off the record, as incognito windows are.
 test('incognito: an off-the-record context is private, a normal profile is not (Chromium\'s predictable quota)', async () => {
   const [inPrivate, again] = await collectTwice();
-  expect(inPrivate!.signals.incognito).toEqual({ likely: true, method: 'opfs_flush', quota_mb: 10240 });
+  expect(inPrivate!.signals.incognito).toEqual({ likely: true, method: 'opfs_flush' });
   expect(again!.signals.incognito).toEqual(inPrivate!.signals.incognito);
+  const kept = (page: Page) => page.evaluate((key) => localStorage.getItem(key), VERDICT_KEY);
+  expect(await kept(context.pages().at(-1)!)).toBe('1');
   const dir = await mkdtemp(join(tmpdir(), 'tessera-profile-'));
   const normal = await launchPersistentChromium(dir);
   try {
     const [onDisk, onDiskAgain] = await collectTwice(undefined, normal);
-    expect(onDisk!.signals.incognito).toEqual({ likely: false, method: 'opfs_flush', quota_mb: 10240 });
+    expect(onDisk!.signals.incognito).toEqual({ likely: false, method: 'opfs_flush' });
     expect(onDiskAgain!.signals.incognito).toEqual(onDisk!.signals.incognito);
     // The probe's file is removed: the profile's private file system is empty again.
     const page = normal.pages()[0] ?? (await normal.newPage());
     await page.goto(`${site.origin}/signals`);
+    expect(await kept(page)).toBe('0');
     const left = await page.evaluate(async () => {
       const names: string[] = [];
       for await (const name of (await navigator.storage.getDirectory() as unknown as { keys(): AsyncIterable<string> }).keys()) names.push(name);

@@ -132,7 +132,7 @@ export const SIGNALS = {
   incognito: {
     shape: object({ likely: bool, method: str(128), quota_mb: num }, 'quota_mb'),
     stable: false,
-    doc: '`likely` is the verdict of `method`: `opfs_flush` (Chromium 138+: flushes of the origin private file system take no time, it is in memory), `quota` (older Chromium: storage quota below twice the JS heap limit), `service_worker` (Firefox: none in private windows), `opfs` (Safari: private mode refuses the origin private file system) or `none`',
+    doc: '`likely` is the verdict of `method`: `opfs_flush` (Chromium 138+: flushes of the origin private file system take no time, it is in memory; no `quota_mb`), `quota` (older Chromium: storage quota below twice the JS heap limit), `service_worker` (Firefox: none in private windows), `opfs` (Safari: private mode refuses the origin private file system) or `none`',
   },
   developer_tools: { shape: bool, stable: false, doc: 'true when the window is more than 160 px larger than its viewport (a docked pane)' },
   tampering: {

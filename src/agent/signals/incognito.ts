@@ -1,10 +1,12 @@
+import { safe } from '../safe.js';
+
 /**
  * Private-mode heuristics per engine.
  * - Chromium before 138 gives incognito a storage quota bounded by memory rather than disk.
  *   Since 138 it reports a predictable quota in every mode (usage + a whole number of GiB), so
  *   the quota says nothing; then the origin private file system tells: incognito keeps it in
  *   memory, where a flush costs nothing and a write crosses to the browser process, while on
- *   disk the flush is an fsync (opfsFlushProbe below).
+ *   disk the flush is an fsync (opfsFlushProbe below). The verdict is kept in localStorage.
  * - Safari's private mode refuses the origin private file system.
  * - Firefox's private mode has no service workers.
  */
@@ -13,9 +15,9 @@ export const incognito = async () => {
   const heap = (performance as { memory?: { jsHeapSizeLimit: number } }).memory?.jsHeapSizeLimit;
   if (heap && n.storage?.estimate) {
     const { quota = 0, usage = 0 } = await n.storage.estimate();
-    const quota_mb = Math.round(quota / 1048576);
-    if ((quota - usage) % 2 ** 30) return { likely: quota < heap * 2, method: 'quota', quota_mb };
-    return { likely: await opfsInMemory(), method: 'opfs_flush', quota_mb };
+    // The predictable quota says nothing about the mode nor the device: not sent.
+    if ((quota - usage) % 2 ** 30) return { likely: quota < heap * 2, method: 'quota', quota_mb: Math.round(quota / 1048576) };
+    return { likely: await opfsInMemory(), method: 'opfs_flush' };
   }
   if ('MozAppearance' in document.documentElement.style) return { likely: !n.serviceWorker, method: 'service_worker' };
   if (n.storage?.getDirectory)
@@ -26,15 +28,15 @@ export const incognito = async () => {
   return { likely: false, method: 'none' };
 };
 
-/** Rounds of one-byte write and flush; a verdict needs most of them to agree. */
-const ROUNDS = 5;
+/** The localStorage key of the kept verdict ('1' private, '0' not). */
+export const VERDICT_KEY = '_tsr_pm';
 
 /**
  * The worker's code (synchronous access handles exist only in workers), run as it starts:
- * writes and flushes one byte ROUNDS times in a file of its own, removes the file, and posts
+ * writes and flushes one byte five times (a verdict needs most of them to agree) in a file of its own, removes the file, and posts
  * whether the file system lives in memory (incognito): most flushes took no measurable time
  * (browsers round performance.now() to 0.1 ms without cross-origin isolation), and the writes
- * took longer than the flushes. It posts null when the file system refused. Written as a
+ * took longer than the flushes. It posts undefined when the file system refused, then ends. Written as a
  * function so the bundler minifies it; it must not refer to anything outside itself.
  *
  * On disk a flush waits for the device; when the device is so fast that it too measures zero,
@@ -42,12 +44,13 @@ const ROUNDS = 5;
  * that). Measured on Chromium 156 on Linux: in incognito flushes 0-0.4 ms, mostly 0, writes
  * 3-9 ms; on disk flushes 0.2-26 ms, writes 0-5 ms.
  */
-function opfsFlushProbe(rounds: number) {
+function opfsFlushProbe() {
+  const rounds = 5;
   void (async () => {
-    const name = 'tessera-' + Math.random();
+    const name = 'tsr-' + Math.random();
     let root: FileSystemDirectoryHandle | undefined;
     let handle: SyncAccess | undefined;
-    let inMemory = null;
+    let inMemory: boolean | undefined;
     try {
       root = await navigator.storage.getDirectory();
       const file = (await root.getFileHandle(name, { create: true })) as FileSystemFileHandle & { createSyncAccessHandle(): Promise<SyncAccess> };
@@ -55,25 +58,25 @@ function opfsFlushProbe(rounds: number) {
       let writeMs = 0;
       let flushMs = 0;
       let zeroFlushes = 0;
-      const time = (f: () => unknown) => {
-        const t = performance.now();
-        f();
-        return performance.now() - t;
-      };
       for (let i = 0; i < rounds; i++) {
-        writeMs += time(() => handle!.write(new Uint8Array(1), { at: i }));
-        const flush = time(() => handle!.flush());
+        const start = performance.now();
+        handle.write(new Uint8Array(1), { at: i });
+        const written = performance.now();
+        handle.flush();
+        const flush = performance.now() - written;
+        writeMs += written - start;
         flushMs += flush;
         if (flush < 0.05) zeroFlushes++;
       }
       inMemory = zeroFlushes * 2 > rounds && writeMs > flushMs;
     } catch {
-      // null: the source fails
+      // undefined: the source fails
     }
     // The file goes whatever happened (best effort: it may not exist).
     handle?.close();
     await root?.removeEntry(name).catch(() => {});
     postMessage(inMemory);
+    close();
   })();
 }
 
@@ -88,18 +91,27 @@ interface SyncAccess {
  * Whether this origin's private file system lives in memory (opfsFlushProbe). A worker that
  * cannot start (a Content-Security-Policy without `worker-src blob:`) or a file system that
  * refuses fails the source, which the event then names in signal_errors.
+ *
+ * The verdict is a property of the storage partition (an incognito session has its own, empty
+ * at its start, gone at its end), so it is kept there, in localStorage: the later pages of a
+ * profile or of an incognito session skip the probe and its worker's start. Storage that
+ * refuses just means probing every time.
  */
-function opfsInMemory(): Promise<boolean> {
-  const url = URL.createObjectURL(new Blob([`(${String(opfsFlushProbe)})(${ROUNDS})`], { type: 'text/javascript' }));
+async function opfsInMemory(): Promise<boolean> {
+  const kept = await safe(() => localStorage.getItem(VERDICT_KEY));
+  if (kept) return kept == '1';
+  // Only Chromium 138+ comes here, which runs a blob worker without a MIME type.
+  const url = URL.createObjectURL(new Blob([`(${String(opfsFlushProbe)})()`]));
   const worker = new Worker(url);
   URL.revokeObjectURL(url);
-  return new Promise<boolean>((resolve, reject) => {
+  const inMemory = await new Promise<boolean>((resolve, reject) => {
     // An error event (the worker did not start) has no data either.
     worker.onmessage = worker.onerror = (e: Event) => {
-      worker.terminate();
-      const inMemory = (e as MessageEvent<boolean | null | undefined>).data;
-      if (inMemory == null) reject(Error('opfs'));
-      else resolve(inMemory);
+      const verdict = (e as MessageEvent<boolean | undefined>).data;
+      if (verdict == null) reject(Error('opfs'));
+      else resolve(verdict);
     };
   });
+  void safe(() => localStorage.setItem(VERDICT_KEY, inMemory ? '1' : '0'));
+  return inMemory;
 }
