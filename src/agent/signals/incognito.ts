@@ -33,11 +33,12 @@ export const VERDICT_KEY = '_tsr_pm';
 
 /**
  * The worker's code (synchronous access handles exist only in workers), run as it starts:
- * writes and flushes one byte five times (a verdict needs most of them to agree) in a file of its own, removes the file, and posts
- * whether the file system lives in memory (incognito): most flushes took no measurable time
- * (browsers round performance.now() to 0.1 ms without cross-origin isolation), and the writes
- * took longer than the flushes. It posts undefined when the file system refused, then ends. Written as a
- * function so the bundler minifies it; it must not refer to anything outside itself.
+ * writes and flushes one byte five times (a verdict needs most of them to agree) in a file of
+ * its own, removes the file, and posts whether the file system lives in memory (incognito):
+ * most flushes took no measurable time (browsers round performance.now() to 0.1 ms without
+ * cross-origin isolation), and the writes took longer than the flushes. It posts undefined
+ * when the file system refused, then ends. Written as a function so the bundler minifies it;
+ * it must not refer to anything outside itself.
  *
  * On disk a flush waits for the device; when the device is so fast that it too measures zero,
  * the writes do as well and the verdict is "not private" (a miss, never a false alarm from
