@@ -2,8 +2,10 @@
  * `npm run bench:agent`: in headless Chromium, against a local real service (SQLite), the
  * median time of Tessera's `start()` + first `get()` (signals, request, identification,
  * response), and of a cached `get()`, next to the open-source peer's `FingerprintJS.load()` +
- * `get()` measured in the same run. Each cold run is a fresh browser context (empty storage);
- * times are taken inside the page with performance.now(), script download excluded for both.
+ * `get()` measured in the same run. Each cold run is a fresh browser context (empty storage),
+ * followed by a second page of the same context (the agent finds its visitor token and kept
+ * private-mode verdict there); times are taken inside the page with performance.now(), script
+ * download excluded for both.
  * Then the cost of each signal source, measured alone in fresh pages by a bench-only bundle
  * (bench/agent-source-costs.ts; the production bundle carries no timing code).
  */
@@ -33,42 +35,55 @@ try {
   // A production service is warm: without this the timed requests met unoptimised code.
   await sendFirstVisits(svc.url, browserRequests('agent-speed-warm-up', WARM_UP_BROWSERS, svc.keys.publicKey, { origin: true }));
   type W = { loaded?: boolean; Tessera: any; FingerprintJS: any };
-  const inFreshPage = async <T>(load: string, fn: (arg: { url: string; key: string; gets: number }) => Promise<T>): Promise<T> => {
+  // `fn` in `pages` pages, one after the other, of one fresh context (one browser profile).
+  const inFreshContext = async <T>(load: string, fn: (arg: { url: string; key: string; gets: number }) => Promise<T>, pages: number): Promise<T[]> => {
     const context = await browser.newContext();
     try {
-      const page = await context.newPage();
-      await page.goto(`${site.origin}/bench?load=${load}`);
-      await page.waitForFunction(() => (window as unknown as W).loaded === true);
-      return await page.evaluate(fn, { url: svc.url, key: svc.keys.publicKey, gets: CACHED_GETS });
+      const out: T[] = [];
+      for (let i = 0; i < pages; i++) {
+        const page = await context.newPage();
+        await page.goto(`${site.origin}/bench?load=${load}`);
+        await page.waitForFunction(() => (window as unknown as W).loaded === true);
+        out.push(await page.evaluate(fn, { url: svc.url, key: svc.keys.publicKey, gets: CACHED_GETS }));
+        await page.close();
+      }
+      return out;
     } finally {
       await context.close();
     }
   };
+  const inFreshPage = async <T>(load: string, fn: (arg: { url: string; key: string; gets: number }) => Promise<T>): Promise<T> =>
+    (await inFreshContext(load, fn, 1))[0]!;
 
   const ours: number[] = [];
   const peer: number[] = [];
+  // The next page of the same profile: the agent finds its visitor token and kept verdicts.
+  const oursNext: number[] = [];
+  const peerNext: number[] = [];
   const cached: number[] = [];
   const signalsPart: number[] = [];
   const requestPart: number[] = [];
   // Alternate the two so that machine noise hits both alike; the first pair warms up.
   for (let i = 0; i <= RUNS; i++) {
-    const t = await inFreshPage('iife', async ({ url, key }) => {
+    const [t, tNext] = await inFreshContext('iife', async ({ url, key }) => {
       const t0 = performance.now();
       await (window as unknown as W).Tessera.start({ apiKey: key, endpoints: url }).get();
       const total = performance.now() - t0;
       const request = performance.getEntriesByType('resource').find((e) => e.name.includes('ci=js/'))!;
       return { total, signals: request.startTime - t0, request: request.duration };
-    });
-    const p = await inFreshPage('peer', async () => {
+    }, 2);
+    const [p, pNext] = await inFreshContext('peer', async () => {
       const t0 = performance.now();
       await (await (window as unknown as W).FingerprintJS.load({ monitoring: false })).get();
       return performance.now() - t0;
-    });
+    }, 2);
     if (i > 0) {
-      ours.push(t.total);
-      peer.push(p);
-      signalsPart.push(t.signals);
-      requestPart.push(t.request);
+      ours.push(t!.total);
+      peer.push(p!);
+      oursNext.push(tNext!.total);
+      peerNext.push(pNext!);
+      signalsPart.push(t!.signals);
+      requestPart.push(t!.request);
     }
   }
   for (let i = 0; i < 3; i++)
@@ -100,6 +115,8 @@ try {
     ratio: median(ours) / median(peer),
     tessera_start_get_min_ms: Math.min(...ours),
     peer_load_get_min_ms: Math.min(...peer),
+    tessera_next_page_median_ms: median(oursNext),
+    peer_next_page_median_ms: median(peerNext),
     tessera_cached_get_ms: median(cached),
     tessera_signals_median_ms: median(signalsPart),
     tessera_request_median_ms: median(requestPart),
@@ -115,6 +132,9 @@ try {
     `| of which: the request to the service (identification included) | ${ms(figures.tessera_request_median_ms)} | |`,
     `| FingerprintJS (open source) load() + get(), same run | ${ms(figures.peer_load_get_median_ms)} | ${ms(figures.peer_load_get_min_ms)} |`,
     `| Tessera / peer | ${figures.ratio.toFixed(2)} (target at most 0.50) | ${(figures.tessera_start_get_min_ms / figures.peer_load_get_min_ms).toFixed(2)} |`,
+    `| Tessera start() + get() on the next page of the same context (token and private-mode verdict kept) | ${ms(figures.tessera_next_page_median_ms)} | |`,
+    `| FingerprintJS load() + get() on the next page of the same context | ${ms(figures.peer_next_page_median_ms)} | |`,
+    `| Tessera / peer, next page | ${(figures.tessera_next_page_median_ms / figures.peer_next_page_median_ms).toFixed(2)} | |`,
     `| Tessera cached get() (agent memory, mean of ${CACHED_GETS}, median of 3 pages) | ${ms(figures.tessera_cached_get_ms)} (target under 1 ms) | |`,
     '',
     `Cost of each signal source, called alone and in \`SOURCES\` order in ${SOURCE_RUNS} fresh pages (median; a once-per-page cost falls on the first source that pays it):`,
@@ -128,7 +148,7 @@ try {
     `Machine load average while measuring: ${loadavg()[0]!.toFixed(1)} (${cpus().length} cores); medians move a lot on a busy machine.`,
   ].join('\n');
   console.log(markdown);
-  writeBenchOutput({ name: 'agent-speed', title: 'Agent speed', markdown, figures: { ...figures, ours, peer, cached, per_source: perSource } });
+  writeBenchOutput({ name: 'agent-speed', title: 'Agent speed', markdown, figures: { ...figures, ours, peer, ours_next_page: oursNext, peer_next_page: peerNext, cached, per_source: perSource } });
 } finally {
   await browser.close();
   await site.close();

@@ -11,6 +11,7 @@ import { expect, test } from 'vitest';
 import type { IdentifyRequest } from '../../src/protocol/index.js';
 import { SOURCES } from '../../src/agent/signals/index.js';
 import { VERDICT_KEY } from '../../src/agent/signals/incognito.js';
+import { DEFAULT_STORAGE_PREFIX } from '../../src/agent/options.js';
 import { launchPersistentChromium } from '../helpers/chromium.js';
 import type { TestService } from '../../test/helpers/test-service.js';
 import { get, ok, recordRequests, startAgent } from './helpers/agent-page.js';
@@ -95,7 +96,7 @@ test('incognito: an off-the-record context is private, a normal profile is not (
   const [inPrivate, again] = await collectTwice();
   expect(inPrivate!.signals.incognito).toEqual({ likely: true, method: 'opfs_flush' });
   expect(again!.signals.incognito).toEqual(inPrivate!.signals.incognito);
-  const kept = (page: Page) => page.evaluate((key) => localStorage.getItem(key), VERDICT_KEY);
+  const kept = (page: Page) => page.evaluate((key) => localStorage.getItem(key), DEFAULT_STORAGE_PREFIX + VERDICT_KEY);
   expect(await kept(context.pages().at(-1)!)).toBe('1');
   const dir = await mkdtemp(join(tmpdir(), 'tessera-profile-'));
   const normal = await launchPersistentChromium(dir);

@@ -121,6 +121,8 @@ describe('visitor token', () => {
     await startAgent(page, options({ storageKeyPrefix: 'shop_' }));
     ok(await get(page));
     expect((await context.cookies()).map((c) => c.name)).toEqual(['shop_t']);
-    expect(await page.evaluate(() => Object.keys(localStorage))).toEqual(['shop_t']);
+    // The token, and the private-mode verdict of this (off-the-record) context.
+    expect(await page.evaluate(() => Object.keys(localStorage).sort())).toEqual(['shop_pm', 'shop_t']);
+    expect(await page.evaluate(() => localStorage.getItem('shop_pm'))).toBe('1');
   });
 });

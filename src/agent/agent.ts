@@ -35,7 +35,7 @@ export const createStart =
     let settled = false;
     const collect = () => {
       settled = false;
-      const p = Promise.resolve().then(collectSignals);
+      const p = Promise.resolve().then(() => collectSignals(config.prefix));
       void p.then(() => p == collection && (settled = true));
       return (collection = p);
     };

@@ -32,7 +32,8 @@ export const nextTask = () =>
   });
 
 /**
- * Starts every source in `SOURCES` order, each bounded in time and isolated: a source that
+ * Starts every source in `SOURCES` order (a source that keeps something in the page's storage
+ * names it with `storagePrefix`, the agent's storageKeyPrefix), each bounded in time and isolated: a source that
  * throws, times out or has nothing (unsupported) is left out of `signals` and named in
  * `errors`. The synchronous sources share the main thread and run one after the other; after
  * each `SLICE_MS` of them the collector yields a task, so that what the asynchronous sources
@@ -40,7 +41,7 @@ export const nextTask = () =>
  * rather than after the last synchronous source, and the page's own tasks are not held up by
  * one long task.
  */
-export async function collectSignals(): Promise<Collected> {
+export async function collectSignals(storagePrefix?: string): Promise<Collected> {
   const signals: Record<string, unknown> = {};
   const errors: Record<string, string> = {};
   const pending: Promise<void>[] = [];
@@ -52,7 +53,7 @@ export async function collectSignals(): Promise<Collected> {
     }
     // Called at once (not in a microtask), so that the time slice counts its synchronous work.
     pending.push(
-      within(new Promise((resolve) => resolve((source as () => unknown)())), SOURCE_TIMEOUT_MS).then(
+      within(new Promise((resolve) => resolve((source as (prefix?: string) => unknown)(storagePrefix))), SOURCE_TIMEOUT_MS).then(
         (value) => {
           if (value === undefined || value === null) errors[name] = 'unsupported';
           else signals[name] = value;

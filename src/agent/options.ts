@@ -3,6 +3,9 @@ import type { CacheStorageName, StartOptions, UrlHashing } from './types.js';
 import { unwrap } from './without-default.js';
 import { VERSION } from './version.js';
 
+/** storageKeyPrefix when none is given. */
+export const DEFAULT_STORAGE_PREFIX = '_vid_';
+
 /**
  * Default endpoint of each region for the npm build, used only when the page names `region`
  * (the CDN build uses the origin that served it).
@@ -53,7 +56,7 @@ export function parseOptions(o: StartOptions | undefined, cdn?: CdnDefaults): Co
   const fallback = cdn ? cdn[1] : region && REGION_ENDPOINTS[region];
   if (fallback && (!noDefault || !endpoints.length)) endpoints.push(fallback);
 
-  const prefix = opts.storageKeyPrefix ?? '_vid_';
+  const prefix = opts.storageKeyPrefix ?? DEFAULT_STORAGE_PREFIX;
   if (typeof prefix != 'string') fail('storage_key_prefix_invalid');
 
   const h = opts.urlHashing;

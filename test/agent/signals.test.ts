@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, test } from 'vitest';
 import { SOURCES } from '../../src/agent/signals/index.js';
-import { VERDICT_KEY } from '../../src/agent/signals/incognito.js';
+import { incognito as incognitoSource, VERDICT_KEY } from '../../src/agent/signals/incognito.js';
 
 const saved: [object, string, PropertyDescriptor | undefined][] = [];
 /** Replaces `obj`'s own `key` (or shadows an inherited one), undone after the test. */
@@ -248,7 +248,9 @@ describe('smart-signal inputs', () => {
     expect(await run('incognito')).toEqual({ likely: false, method: 'quota', quota_mb: 300000 });
   });
 
-  test("incognito: Chromium's predictable quota (usage + whole GiB) leaves the verdict to a worker's file system probe, kept in localStorage", async () => {
+  test("incognito: Chromium's predictable quota (usage + whole GiB) leaves the verdict to a worker's file system probe, kept in localStorage under the prefix", async () => {
+    const key = 'shop_' + VERDICT_KEY;
+    const incognito = () => incognitoSource('shop_');
     define(performance, 'memory', { jsHeapSizeLimit: 4096 * 1048576 });
     define(navigator, 'storage', { estimate: async () => ({ quota: 10 * 1024 * 1048576 + 5000, usage: 5000 }) });
     // The browser's Worker (happy-dom has none): answers with what the probe would post.
@@ -263,21 +265,21 @@ describe('smart-signal inputs', () => {
     });
     try {
       answer = true;
-      expect(await run('incognito')).toEqual({ likely: true, method: 'opfs_flush' });
-      expect(localStorage.getItem(VERDICT_KEY)).toBe('1');
+      expect(await incognito()).toEqual({ likely: true, method: 'opfs_flush' });
+      expect(localStorage.getItem(key)).toBe('1');
       answer = false;
-      expect(await run('incognito')).toEqual({ likely: true, method: 'opfs_flush' }); // kept: no probe
+      expect(await incognito()).toEqual({ likely: true, method: 'opfs_flush' }); // kept: no probe
       expect(workers).toBe(1);
-      localStorage.removeItem(VERDICT_KEY);
-      expect(await run('incognito')).toEqual({ likely: false, method: 'opfs_flush' });
-      expect(localStorage.getItem(VERDICT_KEY)).toBe('0');
-      localStorage.removeItem(VERDICT_KEY);
+      localStorage.removeItem(key);
+      expect(await incognito()).toEqual({ likely: false, method: 'opfs_flush' });
+      expect(localStorage.getItem(key)).toBe('0');
+      localStorage.removeItem(key);
       answer = undefined; // the file system refused: no verdict, nothing kept
-      await expect(run('incognito')).rejects.toThrow('opfs');
-      expect(localStorage.getItem(VERDICT_KEY)).toBeNull();
+      await expect(incognito()).rejects.toThrow('opfs');
+      expect(localStorage.getItem(key)).toBeNull();
       expect(workers).toBe(3);
     } finally {
-      localStorage.removeItem(VERDICT_KEY);
+      localStorage.removeItem(key);
     }
   });
 

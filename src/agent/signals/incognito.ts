@@ -6,18 +6,19 @@ import { safe } from '../safe.js';
  *   Since 138 it reports a predictable quota in every mode (usage + a whole number of GiB), so
  *   the quota says nothing; then the origin private file system tells: incognito keeps it in
  *   memory, where a flush costs nothing and a write crosses to the browser process, while on
- *   disk the flush is an fsync (opfsFlushProbe below). The verdict is kept in localStorage.
+ *   disk the flush is an fsync (opfsFlushProbe below). The verdict is kept in localStorage, under
+ *   the agent's storageKeyPrefix.
  * - Safari's private mode refuses the origin private file system.
  * - Firefox's private mode has no service workers.
  */
-export const incognito = async () => {
+export const incognito = async (storagePrefix = '') => {
   const n = navigator as Navigator & { storage?: StorageManager & { getDirectory?: () => Promise<unknown> } };
   const heap = (performance as { memory?: { jsHeapSizeLimit: number } }).memory?.jsHeapSizeLimit;
   if (heap && n.storage?.estimate) {
     const { quota = 0, usage = 0 } = await n.storage.estimate();
     // The predictable quota says nothing about the mode nor the device: not sent.
     if ((quota - usage) % 2 ** 30) return { likely: quota < heap * 2, method: 'quota', quota_mb: Math.round(quota / 1048576) };
-    return { likely: await opfsInMemory(), method: 'opfs_flush' };
+    return { likely: await opfsInMemory(storagePrefix + VERDICT_KEY), method: 'opfs_flush' };
   }
   if ('MozAppearance' in document.documentElement.style) return { likely: !n.serviceWorker, method: 'service_worker' };
   if (n.storage?.getDirectory)
@@ -28,8 +29,8 @@ export const incognito = async () => {
   return { likely: false, method: 'none' };
 };
 
-/** The localStorage key of the kept verdict ('1' private, '0' not). */
-export const VERDICT_KEY = '_tsr_pm';
+/** The localStorage key of the kept verdict ('1' private, '0' not), after storageKeyPrefix. */
+export const VERDICT_KEY = 'pm';
 
 /**
  * The worker's code (synchronous access handles exist only in workers), run as it starts:
@@ -98,8 +99,8 @@ interface SyncAccess {
  * profile or of an incognito session skip the probe and its worker's start. Storage that
  * refuses just means probing every time.
  */
-async function opfsInMemory(): Promise<boolean> {
-  const kept = await safe(() => localStorage.getItem(VERDICT_KEY));
+async function opfsInMemory(key: string): Promise<boolean> {
+  const kept = await safe(() => localStorage.getItem(key));
   if (kept) return kept == '1';
   // Only Chromium 138+ comes here, which runs a blob worker without a MIME type.
   const url = URL.createObjectURL(new Blob([`(${String(opfsFlushProbe)})()`]));
@@ -113,6 +114,6 @@ async function opfsInMemory(): Promise<boolean> {
       else resolve(verdict);
     };
   });
-  void safe(() => localStorage.setItem(VERDICT_KEY, inMemory ? '1' : '0'));
+  void safe(() => localStorage.setItem(key, inMemory ? '1' : '0'));
   return inMemory;
 }
