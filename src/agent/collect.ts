@@ -32,8 +32,9 @@ export const nextTask = () =>
   });
 
 /**
- * Starts every source in `SOURCES` order (a source that keeps something in the page's storage
- * names it with `storagePrefix`, the agent's storageKeyPrefix), each bounded in time and isolated: a source that
+ * Starts every source in `SOURCES` order (a source that keeps something in the page's
+ * storage names it with `storagePrefix`, the agent's storageKeyPrefix), each bounded in time
+ * and isolated: a source that
  * throws, times out or has nothing (unsupported) is left out of `signals` and named in
  * `errors`. The synchronous sources share the main thread and run one after the other; after
  * each `SLICE_MS` of them the collector yields a task, so that what the asynchronous sources

@@ -6,8 +6,8 @@ import { safe } from '../safe.js';
  *   Since 138 it reports a predictable quota in every mode (usage + a whole number of GiB), so
  *   the quota says nothing; then the origin private file system tells: incognito keeps it in
  *   memory, where a flush costs nothing and a write crosses to the browser process, while on
- *   disk the flush is an fsync (opfsFlushProbe below). The verdict is kept in localStorage, under
- *   the agent's storageKeyPrefix.
+ *   disk the flush is an fsync (opfsFlushProbe below). The verdict is kept in localStorage,
+ *   under the agent's storageKeyPrefix.
  * - Safari's private mode refuses the origin private file system.
  * - Firefox's private mode has no service workers.
  */
