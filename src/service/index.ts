@@ -19,7 +19,7 @@ import { importOptional } from './store/optional-dependency.js';
 import { createRateLimiter } from './rate-limiter.js';
 import { resolveMasterKey } from './master-key.js';
 import { assertKeysReadable } from './sealing/encryption-keys.js';
-import { redactUrl } from './store/database.js';
+import { redactUrl, type OpenDatabaseOptions } from './store/database.js';
 import type { Warn } from './store/file-modes.js';
 import { postgresAutovacuumIsOn } from './store/statistics.js';
 import { maintainEventPartitions } from './store/events.js';
@@ -58,8 +58,9 @@ export interface ServiceRole {
    */
   clusterWorker?: boolean;
   /**
-   * Run the background jobs on their timer (default true). Of several processes on one
-   * database, one is enough; `jobs.runOnce()` works either way.
+   * Run the background jobs on their timer, and on SQLite the WAL checkpoint worker (default
+   * true). Of several processes on one database, one is enough; `jobs.runOnce()` works either
+   * way.
    */
   backgroundJobs?: boolean;
 }
@@ -78,7 +79,7 @@ interface Prepared {
  * or reads the first-start records and the visitor-token secret. Each step is safe when
  * several processes start together; the store stays open for the caller.
  */
-async function prepare(resolved: ResolvedConfig, warn: Warn, opts: { poolSize?: number; sharedWithWriters?: boolean } = {}): Promise<Prepared> {
+async function prepare(resolved: ResolvedConfig, warn: Warn, opts: Pick<OpenDatabaseOptions, 'poolSize' | 'sharedWithWriters' | 'walCheckpoints'> = {}): Promise<Prepared> {
   const store = openStore({ dataDir: resolved.dataDir, databaseUrl: resolved.databaseUrl, warn, ...opts });
   try {
     await store.migrate().catch((err: Error) => {
@@ -111,7 +112,7 @@ async function prepare(resolved: ResolvedConfig, warn: Warn, opts: { poolSize?: 
 export async function prepareService(config: ServiceConfig = {}): Promise<{ bootstrap: Bootstrap; firstStart: boolean; engine: Engine }> {
   const resolved = resolveConfig(config);
   const logger = createLogger(resolved.logLevel, resolved.logDestination);
-  const { store, bootstrap, created } = await prepare(resolved, (message, details) => logger.warn(details, message), { poolSize: 2 });
+  const { store, bootstrap, created } = await prepare(resolved, (message, details) => logger.warn(details, message), { poolSize: 2, walCheckpoints: false });
   const engine = store.engine;
   await store.destroy();
   return { bootstrap, firstStart: created, engine };
@@ -132,7 +133,7 @@ export async function createService(config: ServiceConfig = {}, role: ServiceRol
   const resolved = resolveConfig(config);
   const logger = createLogger(resolved.logLevel, resolved.logDestination);
   const warn = (message: string, details: Record<string, unknown>) => logger.warn(details, message);
-  const { store, masterKey, bootstrap, created, tokenSecret } = await prepare(resolved, warn, { sharedWithWriters: role.clusterWorker });
+  const { store, masterKey, bootstrap, created, tokenSecret } = await prepare(resolved, warn, { sharedWithWriters: role.clusterWorker, walCheckpoints: role.backgroundJobs ?? true });
   let redis: Redis | undefined;
   try {
     if (resolved.redisUrl) {

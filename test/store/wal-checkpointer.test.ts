@@ -9,6 +9,9 @@ import { join } from 'node:path';
 import { setImmediate as nextCallback, setTimeout as sleep } from 'node:timers/promises';
 import SQLite from 'better-sqlite3';
 import { afterEach, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { SQLITE_FILE_NAME } from '../../src/service/store/database.js';
+import { kyselyOf, openStore } from '../../src/service/store/index.js';
 import { startWalCheckpointer } from '../../src/service/store/wal-checkpointer.js';
 
 const PAGE = 4096;
@@ -94,4 +97,28 @@ it('waits out a reader that holds the log, then restarts it', async () => {
     reader.close();
     database.close();
   }
+}, 30_000);
+
+it('runs in a store opened with walCheckpoints, and not in one opened without (another process on the file runs it)', async () => {
+  const sizes: Record<string, number> = {};
+  for (const walCheckpoints of [true, false]) {
+    const dir = mkdtempSync(join(tmpdir(), 'tessera-wal-store-'));
+    dirs.push(dir);
+    const store = openStore({ dataDir: dir, walCheckpoints });
+    try {
+      const db = kyselyOf(store);
+      await sql`create table scratch (body blob)`.execute(db);
+      const file = join(dir, SQLITE_FILE_NAME);
+      const before = statSync(file).size;
+      // About 3.6 MB, far below the backstop at which a store checkpoints in its own commits.
+      for (let i = 0; i < 300; i++) await sql`insert into scratch (body) values (${Buffer.alloc(3 * PAGE, i)})`.execute(db);
+      // A few of the worker's ticks: its passive checkpoints copy the log into the file.
+      await sleep(1000);
+      sizes[String(walCheckpoints)] = statSync(file).size - before;
+    } finally {
+      await store.destroy();
+    }
+  }
+  expect(sizes.true).toBeGreaterThan(300 * 3 * PAGE);
+  expect(sizes.false).toBe(0);
 }, 30_000);

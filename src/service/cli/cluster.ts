@@ -14,8 +14,9 @@
  * store/sqlite-writer.ts; or PostgreSQL, a pool per worker), the cache invalidation that
  * already works between processes (store/change-feed.ts), and the rate-limit counters: in Redis
  * when configured, otherwise in the primary (rate-limiter.ts). One worker, the one in slot 0
- * (and its replacement), runs the background jobs; every worker runs a webhook worker (their
- * leases keep a delivery to one sender).
+ * (and its replacement), runs the background jobs and, on SQLite, the WAL checkpoints
+ * (wal-checkpointer.ts); every worker runs a webhook worker (their leases keep a delivery to
+ * one sender).
  *
  * The workers are started with the command line this process was started with
  * (`process.argv`), so they parse the same options; `TESSERA_WORKER_SLOT` tells them apart.

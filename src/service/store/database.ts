@@ -39,6 +39,13 @@ export interface OpenDatabaseOptions {
    * workers of `tessera start --workers N`); the file is then read, not memory-mapped.
    */
   sharedWithWriters?: boolean;
+  /**
+   * SQLite: run the WAL checkpoint worker (wal-checkpointer.ts; default true). Of several
+   * processes on one file, one is enough: the others' checkpoints would copy the same frames
+   * again, and each RESTART holds the write lock every process waits for. Without it a process
+   * still checkpoints in its own commits past BACKSTOP_CHECKPOINT_PAGES.
+   */
+  walCheckpoints?: boolean;
 }
 
 export const SQLITE_FILE_NAME = 'tessera.sqlite';
@@ -111,7 +118,7 @@ export function openDatabase(opts: OpenDatabaseOptions): OpenedDatabase {
   sqlite.pragma(`mmap_size = ${opts.sharedWithWriters ? 0 : 1024 * 1024 * 1024}`);
   // Checkpoints run in a worker thread (wal-checkpointer.ts), not inside the service's commits.
   sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
-  const checkpointer = startWalCheckpointer(file);
+  const checkpointer = opts.walCheckpoints === false ? undefined : startWalCheckpointer(file);
   const database = withStatementCache(sqlite);
   return {
     db: new Kysely<Database>({
@@ -119,7 +126,7 @@ export function openDatabase(opts: OpenDatabaseOptions): OpenedDatabase {
         database: {
           ...database,
           close: () => {
-            checkpointer.stop();
+            checkpointer?.stop();
             database.close();
           },
         },
