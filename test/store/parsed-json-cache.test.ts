@@ -3,13 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { createParsedJsonCache } from '../../src/service/store/parsed-json-cache.js';
 
 describe('createParsedJsonCache', () => {
-  it('parses a text once and hands every caller the same frozen value', () => {
+  it("parses an owner's text once and hands every caller the same frozen value", () => {
     const parse = createParsedJsonCache(10);
     const text = '{"c":{"ua":["a","b"]},"nets":["v4:198.51.100"]}';
-    const first = parse(text) as { c: { ua: string[] }; nets: string[] };
+    const first = parse('v1', text) as { c: { ua: string[] }; nets: string[] };
     expect(first).toEqual({ c: { ua: ['a', 'b'] }, nets: ['v4:198.51.100'] });
     // The same object for the same text, even from another string instance.
-    expect(parse(JSON.stringify(JSON.parse(text)))).toBe(first);
+    expect(parse('v1', JSON.stringify(JSON.parse(text)))).toBe(first);
     // Shared, so nothing can change it for the others: deeply frozen.
     expect(() => first.nets.push('v4:203.0.113')).toThrow(TypeError);
     expect(() => {
@@ -18,20 +18,33 @@ describe('createParsedJsonCache', () => {
     expect(first.c.ua).toEqual(['a', 'b']);
   });
 
-  it('answers null for text that does not parse', () => {
+  it("parses an owner's changed text anew, and never hands one owner's value to another", () => {
     const parse = createParsedJsonCache(10);
-    expect(parse('{not json')).toBeNull();
-    expect(parse('')).toBeNull();
+    const before = parse('v1', '{"n":1}');
+    expect(parse('v1', '{"n":2}')).toEqual({ n: 2 });
+    // The earlier text is forgotten with the change: parsed again, a new object.
+    const again = parse('v1', '{"n":1}');
+    expect(again).toEqual(before);
+    expect(again).not.toBe(before);
+    // Another owner with the same text gets its own value.
+    expect(parse('v2', '{"n":1}')).not.toBe(again);
   });
 
-  it('remembers at most `max` texts, forgetting the oldest first', () => {
+  it('answers null for text that does not parse', () => {
+    const parse = createParsedJsonCache(10);
+    expect(parse('v1', '{not json')).toBeNull();
+    expect(parse('v2', '')).toBeNull();
+  });
+
+  it('remembers at most `max` owners, forgetting the one parsed longest ago first', () => {
     const parse = createParsedJsonCache(2);
-    const a = parse('{"n":1}');
-    parse('{"n":2}');
-    expect(parse('{"n":1}')).toBe(a);
-    parse('{"n":3}');
-    // {"n":1} was the oldest entry: parsed again, a new object with the same content.
-    const again = parse('{"n":1}');
+    const a = parse('v1', '{"n":1}');
+    const b = parse('v2', '{"n":2}');
+    expect(parse('v1', '{"n":1}')).toBe(a);
+    parse('v3', '{"n":3}');
+    // v1 was parsed first: it goes, v2 stays.
+    expect(parse('v2', '{"n":2}')).toBe(b);
+    const again = parse('v1', '{"n":1}');
     expect(again).toEqual(a);
     expect(again).not.toBe(a);
   });

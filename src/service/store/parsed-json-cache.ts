@@ -1,24 +1,43 @@
 /**
- * JSON.parse with a bounded memory of recent texts (bounded-memo.ts). Identification reads the
+ * JSON.parse with a bounded memory of each owner's current text. Identification reads the
  * same visitors over and over (the most recent look-alikes of a popular fingerprint are
  * everybody's candidates), and parsing their profiles (about 2 KB each, a dozen per visit
- * without a token) was the largest single cost of such a visit. A text that comes back
- * unchanged (the visitor did not visit in between) is parsed once.
+ * without a token) was the largest single cost of such a visit. A visitor's profile that comes
+ * back unchanged (the visitor did not visit in between, or its visit left it as it was) is
+ * parsed once.
+ *
+ * Kept by owner (the visitor ID), not by text: a lookup compares the text with the one kept
+ * instead of hashing a 2 KB key, and a changed profile replaces its owner's entry at once
+ * rather than staying until it is the oldest.
  *
  * The values are shared between callers, so they are frozen (deeply): a caller that tried to
  * change one would throw instead of changing every other caller's copy.
  */
-import { boundedMemo } from './bounded-memo.js';
 
-/** Parses like JSON.parse (null for text that does not parse), remembering up to `max` texts. */
-export function createParsedJsonCache(max: number): (text: string) => unknown {
-  return boundedMemo((text) => {
-    try {
-      return deepFreeze(JSON.parse(text));
-    } catch {
-      return null;
-    }
-  }, max);
+/** JSON.parse, with null for text that does not parse. */
+export function parseJsonOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Parses `text`, `owner`'s current JSON, like parseJsonOrNull; remembers the latest text of up
+ * to `max` owners, forgetting the one parsed longest ago first.
+ */
+export function createParsedJsonCache(max: number): (owner: string, text: string) => unknown {
+  const entries = new Map<string, { text: string; value: unknown }>();
+  return (owner, text) => {
+    const known = entries.get(owner);
+    if (known !== undefined && known.text === text) return known.value;
+    const value = deepFreeze(parseJsonOrNull(text));
+    if (known !== undefined) entries.delete(owner);
+    else if (entries.size >= max) entries.delete(entries.keys().next().value!);
+    entries.set(owner, { text, value });
+    return value;
+  };
 }
 
 function deepFreeze(value: unknown): unknown {

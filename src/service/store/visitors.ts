@@ -79,14 +79,14 @@ interface VisitorRow {
 type StoredProfile = object & { k?: string[]; kt?: number };
 
 /**
- * Profiles parsed recently, by their text (parsed-json-cache.ts): about 2 KB of JSON each, the
+ * Profiles parsed recently, by visitor (parsed-json-cache.ts): about 2 KB of JSON each, the
  * same popular candidates read by visit after visit. 4,000 profiles hold about 30 MB.
  */
 const parseProfile = createParsedJsonCache(4000);
 
 function toRecord(row: VisitorRow): VisitorRecord {
   // Parsed once: the profile and the keys of the last visit come from the same JSON.
-  const raw = parseProfile(row.profile) as { k?: unknown; kt?: unknown } | null;
+  const raw = parseProfile(row.visitor_id, row.profile) as { k?: unknown; kt?: unknown } | null;
   return {
     visitorId: row.visitor_id,
     firstSeenAt: Number(row.first_seen_at),
