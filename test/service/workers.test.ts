@@ -5,12 +5,13 @@
  * across the workers, and a killed worker is replaced while the other keeps answering.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
+import { WORKER_OLD_SPACE_MB, workerExecArgv } from '../../src/service/cli/cluster.js';
 import { kyselyOf, openStore } from '../../src/service/store/index.js';
 import { identifyRequest, sampleSignals } from '../helpers/identify-request.js';
 import { createRedisPrefix, createTestDatabase, ENGINES, REDIS_TEST_URL, type TestDatabase } from '../helpers/test-service.js';
@@ -161,6 +162,8 @@ describe('tessera start --workers 2', () => {
       expect(pids).toHaveLength(2);
       const answered = await answersLogged(service, IDENTIFICATIONS);
       for (const pid of pids) expect(answered.get(pid) ?? 0).toBeGreaterThan(IDENTIFICATIONS / 5);
+      // The workers run with a larger old generation (cluster.ts WORKER_OLD_SPACE_MB).
+      for (const pid of pids) expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toContain(`--initial-old-space-size=${WORKER_OLD_SPACE_MB}`);
     } finally {
       expect(await service.stop()).toBe(0);
     }
@@ -297,4 +300,12 @@ describe('tessera start --workers 2', () => {
       expect(await service.stop()).toBe(0);
     }
   }, 30_000);
+});
+
+describe('workerExecArgv', () => {
+  it("adds the workers' old-generation size to the Node options, unless they set one", () => {
+    expect(workerExecArgv(['--enable-source-maps'])).toEqual(['--enable-source-maps', `--initial-old-space-size=${WORKER_OLD_SPACE_MB}`]);
+    expect(workerExecArgv(['--initial-old-space-size=512'])).toEqual(['--initial-old-space-size=512']);
+    expect(workerExecArgv(['--initial_old_space_size=64'])).toEqual(['--initial_old_space_size=64']);
+  });
 });

@@ -35,6 +35,20 @@ const JOBS_SLOT = 0;
 const MIN_UPTIME_MS = 10_000;
 const MAX_RESTART_DELAY_MS = 30_000;
 
+/**
+ * The workers' old generation starts at this size (V8's `--initial-old-space-size`, MB). V8
+ * otherwise sizes it from the live heap, about 40 MB for a worker: under load it then compacts
+ * it every second or two, and each compaction's marking (about 35 ms, on the cores the requests
+ * need) made a burst of slow requests at a steady load (docs/performance.md).
+ */
+export const WORKER_OLD_SPACE_MB = 128;
+
+/** The workers' Node options: this process's, with WORKER_OLD_SPACE_MB unless they size the old generation themselves. */
+export function workerExecArgv(execArgv: readonly string[]): string[] {
+  const sized = execArgv.some((arg) => /^--initial[-_]old[-_]space[-_]size\b/.test(arg));
+  return sized ? [...execArgv] : [...execArgv, `--initial-old-space-size=${WORKER_OLD_SPACE_MB}`];
+}
+
 /** What a worker tells the primary (besides rate-limiter-flexible's messages). */
 type WorkerMessage = { tessera: 'listening'; url: string; opsUrl?: string };
 
@@ -163,6 +177,7 @@ export async function startPrimary(config: ServiceConfig, workers: number, onLis
   process.on('SIGTERM', onSignal);
   cluster.on('exit', onExit);
   logger.info({ workers, engine: prepared.engine }, 'starting the workers');
+  cluster.setupPrimary({ execArgv: workerExecArgv(process.execArgv) });
   for (let slot = 0; slot < workers; slot++) fork(slot);
   await done;
   if (failed) process.exitCode = 1;
