@@ -165,13 +165,15 @@ function slowestStatementsSince(before: Map<string, { calls: number; ms: number 
     .filter((s) => s.calls > 0)
     .sort((a, b) => b.ms - a.ms)
     .slice(0, SLOWEST_STATEMENTS_SHOWN)
-    .map((s) => ({ ...s, sqlText: s.sqlText.replace(/\s+/g, ' ').trim() }))
-    .map((s) => ({
-      sql: s.sqlText.length > 90 ? `${s.sqlText.slice(0, 90)}...` : s.sqlText,
-      callsPerRequest: s.calls / Math.max(1, requests),
-      usPerCall: (s.ms * 1000) / s.calls,
-      usPerRequest: (s.ms * 1000) / Math.max(1, requests),
-    }));
+    .map((s) => {
+      const sqlText = s.sqlText.replace(/\s+/g, ' ').trim();
+      return {
+        sql: sqlText.length > 90 ? `${sqlText.slice(0, 90)}...` : sqlText,
+        callsPerRequest: s.calls / Math.max(1, requests),
+        usPerCall: (s.ms * 1000) / s.calls,
+        usPerRequest: (s.ms * 1000) / Math.max(1, requests),
+      };
+    });
 }
 
 /** First visits and later visits of a simulated population, rendered in the wire format. */

@@ -30,6 +30,7 @@ import { createRequire } from 'node:module';
 import { fstatSync, openSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { isBusyError } from './sqlite-writer.js';
 
 const CHECKPOINT_INTERVAL_MS = 250;
 /** Pages (4 KiB) the WAL may reach before the service's own connection checkpoints. */
@@ -54,14 +55,14 @@ const db = new SQLite(workerData.file, { fileMustExist: true, timeout: 0 });
 // still there on the next tick: RESTART is not tried again for backoffMs.
 let restartAfter = 0;
 let retry;
-const isBusy = (e) => typeof e?.code === 'string' && e.code.startsWith('SQLITE_BUSY');
+${String(isBusyError)}
 function restart(deadline) {
   retry = undefined;
   let busy;
   try {
     busy = db.pragma('wal_checkpoint(RESTART)')[0].busy;
   } catch (e) {
-    if (!isBusy(e)) return;
+    if (!isBusyError(e)) return;
     busy = 1;
   }
   if (!busy) return;
