@@ -122,3 +122,18 @@ it('runs in a store opened with walCheckpoints, and not in one opened without (a
   expect(sizes.true).toBeGreaterThan(300 * 3 * PAGE);
   expect(sizes.false).toBe(0);
 }, 30_000);
+
+it('tells the service why its worker stopped, instead of failing silently', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-wal-missing-'));
+  dirs.push(dir);
+  const warnings: { message: string; details: Record<string, unknown> }[] = [];
+  const file = join(dir, 'gone.sqlite');
+  const checkpointer = startWalCheckpointer(file, { warn: (message, details) => warnings.push({ message, details }) });
+  try {
+    await expect.poll(() => warnings.length, { timeout: 10_000 }).toBe(1);
+    expect(warnings[0]!.message).toMatch(/^WAL checkpoint worker stopped; the service's own connection checkpoints once the log holds \d+ pages$/);
+    expect(warnings[0]!.details).toEqual({ error: 'unable to open database file', code: 'SQLITE_CANTOPEN', file });
+  } finally {
+    checkpointer.stop();
+  }
+});

@@ -118,7 +118,7 @@ export function openDatabase(opts: OpenDatabaseOptions): OpenedDatabase {
   sqlite.pragma(`mmap_size = ${opts.sharedWithWriters ? 0 : 1024 * 1024 * 1024}`);
   // Checkpoints run in a worker thread (wal-checkpointer.ts), not inside the service's commits.
   sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
-  const checkpointer = opts.walCheckpoints === false ? undefined : startWalCheckpointer(file);
+  const checkpointer = opts.walCheckpoints === false ? undefined : startWalCheckpointer(file, { warn });
   const database = withStatementCache(sqlite);
   return {
     db: new Kysely<Database>({

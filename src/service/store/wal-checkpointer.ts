@@ -30,6 +30,7 @@ import { createRequire } from 'node:module';
 import { fstatSync, openSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import type { Warn } from './file-modes.js';
 import { isBusyError } from './sqlite-writer.js';
 
 const CHECKPOINT_INTERVAL_MS = 250;
@@ -50,22 +51,41 @@ const { fdatasyncSync } = require('node:fs');
 const SQLite = require(workerData.driver);
 // No busy handler: a RESTART that finds readers in the log (or the write lock taken) returns at
 // once, and the write lock is free until the next try.
-const db = new SQLite(workerData.file, { fileMustExist: true, timeout: 0 });
+const db = open();
+function open() {
+  try {
+    return new SQLite(workerData.file, { fileMustExist: true, timeout: 0 });
+  } catch (e) {
+    // The driver's error class reaches the service without its message: send a plain Error.
+    throw Object.assign(new Error(e.message), { code: e.code });
+  }
+}
 // A RESTART keeps trying until its deadline. A reader that outlasts it (a long search) is likely
 // still there on the next tick: RESTART is not tried again for backoffMs.
 let restartAfter = 0;
 let retry;
 ${String(isBusyError)}
+// A failure (disk full, I/O error) goes to the service's log once, not on every tick; once a
+// pass succeeds, the same failure is reported again should it come back.
+let reported;
+function report(e) {
+  const message = String(e && e.message || e);
+  if (message !== reported) parentPort.postMessage({ failure: message, code: e && e.code });
+  reported = message;
+}
 function restart(deadline) {
   retry = undefined;
   let busy;
   try {
     busy = db.pragma('wal_checkpoint(RESTART)')[0].busy;
   } catch (e) {
-    if (!isBusyError(e)) return;
+    if (!isBusyError(e)) return report(e);
     busy = 1;
   }
-  if (!busy) return;
+  if (!busy) {
+    reported = undefined;
+    return;
+  }
   if (Date.now() >= deadline) restartAfter = Date.now() + workerData.backoffMs;
   else retry = setTimeout(() => restart(deadline), 1);
 }
@@ -73,14 +93,19 @@ const timer = setInterval(() => {
   if (retry !== undefined) return;
   try {
     const [{ log }] = db.pragma('wal_checkpoint(PASSIVE)');
-    if (log < workerData.restartPages || Date.now() < restartAfter) return;
+    if (log < workerData.restartPages || Date.now() < restartAfter) {
+      reported = undefined;
+      return;
+    }
     // Without a descriptor (or should the sync fail) the RESTART syncs it all itself, as before.
     if (workerData.syncFd !== undefined) {
       try { fdatasyncSync(workerData.syncFd); } catch {}
       db.pragma('wal_checkpoint(PASSIVE)');
     }
     restart(Date.now() + workerData.waitMs);
-  } catch { /* closing, or an error the next tick meets again */ }
+  } catch (e) {
+    if (!isBusyError(e)) report(e);
+  }
 }, workerData.intervalMs);
 parentPort.once('message', () => { clearInterval(timer); clearTimeout(retry); db.close(); parentPort.close(); });
 `;
@@ -112,12 +137,22 @@ export interface WalCheckpointer {
   stop(): void;
 }
 
-export function startWalCheckpointer(file: string, opts: { restartPages?: number } = {}): WalCheckpointer {
+export interface WalCheckpointerOptions {
+  restartPages?: number;
+  /** Told of a failed checkpoint (once until one succeeds) and of a worker that stopped. */
+  warn?: Warn;
+}
+
+export function startWalCheckpointer(file: string, opts: WalCheckpointerOptions = {}): WalCheckpointer {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const workerData = { driver, file, syncFd: syncDescriptor(file), intervalMs: CHECKPOINT_INTERVAL_MS, restartPages: opts.restartPages ?? RESTART_PAGES, waitMs: RESTART_WAIT_MS, backoffMs: RESTART_BACKOFF_MS };
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData });
-  // A failed worker only means checkpoints fall back to the service's connection (backstop).
-  worker.on('error', () => undefined);
+  const warn = opts.warn ?? (() => undefined);
+  const fallback = `the service's own connection checkpoints once the log holds ${BACKSTOP_CHECKPOINT_PAGES} pages`;
+  worker.on('message', (m: { failure: string; code?: string }) =>
+    warn('WAL checkpoint failed; the write-ahead log grows until a checkpoint succeeds', { error: m.failure, code: m.code, file }),
+  );
+  worker.on('error', (e: Error & { code?: string }) => warn(`WAL checkpoint worker stopped; ${fallback}`, { error: e.message, code: e.code, file }));
   worker.unref();
   return { stop: () => worker.postMessage('stop') };
 }
