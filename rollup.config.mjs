@@ -30,7 +30,8 @@ const build = (input, name) => ({
   plugins: plugins(),
   output: [
     { file: `dist/agent/${name}.esm.js`, format: 'es', plugins: [minify(true)] },
-    { file: `dist/agent/${name}.iife.js`, format: 'iife', name: 'Tessera', exports: 'named', plugins: [minify(false)] },
+    // A script tag's global is never imported by a bundler: no `__esModule` marker on it.
+    { file: `dist/agent/${name}.iife.js`, format: 'iife', name: 'Tessera', exports: 'named', esModule: false, plugins: [minify(false)] },
   ],
 });
 
