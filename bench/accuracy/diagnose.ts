@@ -18,7 +18,7 @@ import { incompatibility } from '../../src/service/identification/compatibility.
 import { extractFeatures, networkKeys } from '../../src/service/identification/features.js';
 import { MATCH, scoreCandidate } from '../../src/service/identification/matcher.js';
 import { explainRelink } from '../../src/service/identification/relink.js';
-import { networkPrefix, widerNetwork } from '../../src/service/identification/network.js';
+import { inWiderNetwork, networkPrefix, widerNetwork } from '../../src/service/identification/network.js';
 import { CANDIDATES_PER_KEY } from '../../src/service/store/visitors.js';
 import { renderVisit } from './render-visit.js';
 import { applyMatchOverrides } from './match-overrides.js';
@@ -91,7 +91,7 @@ function whereOriginalWasSeen(orig: string, network: string | null, netKind: str
   const neighbours = [...(network === null ? [] : (idsOnNet.get(network) ?? []))].filter((id) => id !== orig);
   const linked = neighbours.some((id) => [...(netsOfId.get(id) ?? [])].some((n) => n !== network && nets.has(n)));
   if (linked) return `not on this network; another visitor of it was seen where the original was (household) [${netKind}]`;
-  const wide = network !== null && [...nets].some((n) => widerNetwork(n) === widerNetwork(network));
+  const wide = network !== null && [...nets].some((n) => inWiderNetwork(n, widerNetwork(network)));
   return `not on this network${wide ? ', in its wider block' : ''} [${netKind}]`;
 }
 const probeOf = new Map<number, Probe>();

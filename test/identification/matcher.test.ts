@@ -10,7 +10,7 @@ import {
   type Candidate,
   type VisitContext,
 } from '../../src/service/identification/matcher.js';
-import { networkPrefix, widerNetwork } from '../../src/service/identification/network.js';
+import { inWiderNetwork, networkPrefix, widerNetwork } from '../../src/service/identification/network.js';
 import { emptyProfile, parseProfile, updateProfile } from '../../src/service/identification/profile.js';
 import { editLanguages, externalMonitor, installFont, iphone, macSafari, osUpdate, travel, upgradeChrome, windowsChrome } from './fixtures.js';
 
@@ -56,6 +56,13 @@ describe('normalisation', () => {
     expect(networkPrefix('not an ip')).toBeNull();
     expect(widerNetwork('v4:203.0.113')).toBe('v4:203.0');
     expect(widerNetwork('v6:2001:db8:0:42')).toBe('v6:2001:db8');
+    expect(inWiderNetwork('v4:203.0.7', 'v4:203.0')).toBe(true);
+    expect(inWiderNetwork('v4:203.5.7', 'v4:203.0')).toBe(false);
+    // A block's text can begin another block's: 203.0 is not 203.01, nor 2001:db8 2001:db80.
+    expect(inWiderNetwork('v4:203.01.7', 'v4:203.0')).toBe(false);
+    expect(inWiderNetwork('v6:2001:db8:1:2', 'v6:2001:db8')).toBe(true);
+    expect(inWiderNetwork('v6:2001:db80:1:2', 'v6:2001:db8')).toBe(false);
+    expect(inWiderNetwork('v4:203.0.7', 'v6:2001:db8')).toBe(false);
   });
 
   it('reads hostile signals without throwing', () => {

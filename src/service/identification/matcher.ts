@@ -18,7 +18,7 @@ import { incompatibility, profileIncompatibility } from './compatibility.js';
 import { COMPONENTS, COMPONENT_NAMES } from './components.js';
 import { isDowngrade, type Features } from './features.js';
 import type { HouseholdNetwork } from './household.js';
-import { hopsThrough, widerNetwork } from './network.js';
+import { hopsThrough, inWiderNetwork, widerNetwork } from './network.js';
 import type { VisitorProfile } from './profile.js';
 
 export const CONFIDENCE_VERSION = '1.0';
@@ -272,13 +272,14 @@ export function scoreCandidate(visit: VisitContext, candidate: Candidate): Candi
     contradictions.push('version_downgrade');
   }
   const sameNetwork = visit.network !== null && profile.nets.includes(visit.network);
+  const wide = visit.network === null ? null : widerNetwork(visit.network);
   return {
     candidate,
     score,
     vetoed,
     contradictions,
     sameNetwork,
-    sameWideNetwork: visit.network !== null && profile.nets.some((n) => widerNetwork(n) === widerNetwork(visit.network!)),
+    sameWideNetwork: wide !== null && profile.nets.some((n) => inWiderNetwork(n, wide)),
     householdNetwork: sameNetwork ? undefined : visit.household?.find((h) => profile.nets.includes(h.network)),
   };
 }

@@ -27,10 +27,18 @@ export function widerNetwork(prefix: string): string {
 }
 
 /**
+ * `network` (a networkPrefix()) lies in the block `wide` (a widerNetwork()): a prefix test,
+ * which costs no split per network compared (the matcher compares every candidate's networks).
+ */
+export function inWiderNetwork(network: string, wide: string): boolean {
+  return network.startsWith(wide) && network[wide.length] === (wide.startsWith('v4:') ? '.' : ':');
+}
+
+/**
  * `network` is part of a pool that a browser seen on `nets` hops through (carrier NAT, an ISP's
  * dynamic block): it was seen on at least `blocks` other networks of the same wider block.
  */
 export function hopsThrough(network: string, nets: readonly string[], blocks: number): boolean {
   const wide = widerNetwork(network);
-  return new Set(nets.filter((n) => n !== network && widerNetwork(n) === wide)).size >= blocks;
+  return new Set(nets.filter((n) => n !== network && inWiderNetwork(n, wide))).size >= blocks;
 }
