@@ -54,6 +54,8 @@ describe.each(ENGINES)('CDN route and demo page (%s)', (engine) => {
       const etag = res.headers.get('etag');
       expect(etag).toBeTruthy();
       const body = await res.text();
+      // V8's compile hint stays the first line (rollup.config.mjs).
+      expect(body.split('\n', 1)[0]).toBe('//# allFunctionsCalledOnLoad');
       expect(body).toContain(t.keys.publicKey);
       expect(body).toContain(`${t.url}/`);
       expect(body).not.toContain(CDN_API_KEY_PLACEHOLDER);
