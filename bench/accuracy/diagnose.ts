@@ -18,7 +18,7 @@ import { incompatibility } from '../../src/service/identification/compatibility.
 import { extractFeatures, networkKeys } from '../../src/service/identification/features.js';
 import { MATCH, scoreCandidate } from '../../src/service/identification/matcher.js';
 import { explainRelink } from '../../src/service/identification/relink.js';
-import { inWiderNetwork, networkPrefix, widerNetwork } from '../../src/service/identification/network.js';
+import { hopsThrough, inWiderNetwork, networkPrefix, widerNetwork } from '../../src/service/identification/network.js';
 import { CANDIDATES_PER_KEY } from '../../src/service/store/visitors.js';
 import { renderVisit } from './render-visit.js';
 import { applyMatchOverrides } from './match-overrides.js';
@@ -212,7 +212,7 @@ for (const [condition, m] of counts) {
 function detail(r: (typeof records)[number], probe: Probe, s: ReturnType<typeof scoreCandidate>, orig: string) {
   const { facts } = probe;
   const all = facts.candidates.filter((x) => incompatibility(facts.visit.features, x.profile) === null).map((x) => scoreCandidate(facts.visit, x)).filter((x) => !x.vetoed && x.score >= MATCH.minScore);
-  const line = all.map((x) => `${x.candidate.visitorId === orig ? 'ORIG' : owner.get(x.candidate.visitorId) === r.browser ? 'own' : 'str'}:${Math.round(x.score)}${x.sameNetwork ? 'N' : x.sameWideNetwork ? 'W' : ''}${x.candidate.profile.contested ? 'c' : ''}${x.candidate.profile.twins ? 't' : ''} v${(x.candidate as { visitCount?: number }).visitCount}`).join(' ');
+  const line = all.map((x) => `${x.candidate.visitorId === orig ? 'ORIG' : owner.get(x.candidate.visitorId) === r.browser ? 'own' : 'str'}:${Math.round(x.score)}${x.sameNetwork ? 'N' : x.sameWideNetwork ? 'W' : ''}${facts.visit.network !== null && hopsThrough(facts.visit.network, x.candidate.profile.nets, MATCH.poolNetworks) ? 'P' : ''}${x.candidate.profile.contested ? 'c' : ''}${x.candidate.profile.twins ? 't' : ''} v${(x.candidate as { visitCount?: number }).visitCount}`).join(' ');
   console.log(`DETAIL ${r.condition} ${r.network} p=${facts.crowding.p} n=${facts.crowding.n} r=${facts.crowding.r} f=${facts.crowding.f} l=${facts.crowding.l} x=${facts.crowding.x} h=${facts.crowding.h} | ${line} | ${probe.plan.confidence.comment ?? ''}`);
   void s;
 }
