@@ -27,6 +27,18 @@ beforeAll(async () => {
 // Headless Chromium on Linux lacks only these features (as in signals.test.ts).
 const UNSUPPORTED = ['inverted_colors', 'device_memory'];
 
+/**
+ * Signals with the private-mode verdict reduced to its method. The verdict (`likely`) in
+ * Chromium comes from timing flushes of the private file system (signals/incognito.ts): under
+ * heavy load an in-memory flush can measure as long as a disk's, and one fresh context in
+ * several CI runs was judged not private. It is a heuristic, not a value the collector's
+ * scheduling could change; signals.test.ts checks it in each mode.
+ */
+function withoutVerdict(signals: Record<string, unknown>) {
+  const incognito = signals.incognito as { method?: string } | undefined;
+  return { ...signals, incognito: incognito && { method: incognito.method } };
+}
+
 /** The first request's signals and errors from a fresh context's start() + get(). */
 async function agentRun(): Promise<Pick<IdentifyRequest, 'signals' | 'signal_errors'>> {
   const context = await browser.newContext();
@@ -47,7 +59,8 @@ test('two fresh pages send identical signals, every source present or known unsu
   const second = await agentRun();
   for (const name of Object.keys(SOURCES)) expect(name in first.signals || UNSUPPORTED.includes(name), name).toBe(true);
   expect(Object.keys(first.signal_errors!).filter((k) => !UNSUPPORTED.includes(k))).toEqual([]);
-  expect(second).toEqual(first);
+  expect(first.signals.incognito).toMatchObject({ method: 'opfs_flush' });
+  expect({ ...second, signals: withoutVerdict(second.signals) }).toEqual({ ...first, signals: withoutVerdict(first.signals) });
 });
 
 test('the agent sends exactly what the sources give when called alone, one after the other', async () => {
@@ -69,5 +82,5 @@ test('the agent sends exactly what the sources give when called alone, one after
     await context.close();
   }
   // JSON, as the request carries them.
-  expect((await agentRun()).signals).toEqual(JSON.parse(JSON.stringify(alone)));
+  expect(withoutVerdict((await agentRun()).signals)).toEqual(withoutVerdict(JSON.parse(JSON.stringify(alone))));
 });
