@@ -91,7 +91,8 @@ function whereOriginalWasSeen(orig: string, network: string | null, netKind: str
   const neighbours = [...(network === null ? [] : (idsOnNet.get(network) ?? []))].filter((id) => id !== orig);
   const linked = neighbours.some((id) => [...(netsOfId.get(id) ?? [])].some((n) => n !== network && nets.has(n)));
   if (linked) return `not on this network; another visitor of it was seen where the original was (household) [${netKind}]`;
-  const wide = network !== null && [...nets].some((n) => inWiderNetwork(n, widerNetwork(network)));
+  const block = network === null ? null : widerNetwork(network);
+  const wide = block !== null && [...nets].some((n) => inWiderNetwork(n, block));
   return `not on this network${wide ? ', in its wider block' : ''} [${netKind}]`;
 }
 const probeOf = new Map<number, Probe>();

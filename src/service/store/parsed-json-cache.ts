@@ -15,7 +15,7 @@
  */
 
 /** JSON.parse, with null for text that does not parse. */
-export function parseJsonOrNull(text: string): unknown {
+function parseJsonOrNull(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
