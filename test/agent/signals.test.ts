@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, test } from 'vitest';
 import { SOURCES } from '../../src/agent/signals/index.js';
-import { incognito as incognitoSource, VERDICT_KEY } from '../../src/agent/signals/incognito.js';
+import { incognito as incognitoSource, opfsFlushProbe, VERDICT_KEY } from '../../src/agent/signals/incognito.js';
 
 const saved: [object, string, PropertyDescriptor | undefined][] = [];
 /** Replaces `obj`'s own `key` (or shadows an inherited one), undone after the test. */
@@ -281,6 +281,50 @@ describe('smart-signal inputs', () => {
     } finally {
       localStorage.removeItem(key);
     }
+  });
+
+  /**
+   * What opfsFlushProbe posts for rounds of [write ms, flush ms], run against a file system
+   * whose write and flush advance performance.now() by those times (happy-dom has no origin
+   * private file system; the real one is probed in Chromium by e2e/agent/signals.test.ts).
+   */
+  async function flushProbeVerdict(rounds: [number, number][] | 'refused'): Promise<unknown> {
+    let now = 0;
+    let round = 0;
+    const removed: string[] = [];
+    const handle = {
+      write: () => { now += (rounds as [number, number][])[round]![0]; return 1; },
+      flush: () => { now += (rounds as [number, number][])[round++]![1]; },
+      close: () => {},
+    };
+    define(performance, 'now', () => now);
+    define(navigator, 'storage', {
+      getDirectory: async () => {
+        if (rounds === 'refused') throw new Error('SecurityError');
+        return { getFileHandle: async () => ({ createSyncAccessHandle: async () => handle }), removeEntry: async (name: string) => void removed.push(name) };
+      },
+    });
+    const posted = new Promise((resolve) => define(globalThis, 'postMessage', resolve));
+    define(globalThis, 'close', () => {});
+    opfsFlushProbe();
+    const verdict = await posted;
+    if (rounds !== 'refused') expect(removed).toHaveLength(1); // its file is gone
+    return verdict;
+  }
+
+  test('incognito: the file system probe lets each round vote, so one round held up by a busy machine does not flip it', async () => {
+    // Incognito: flushes measure zero, writes cross to the browser process.
+    expect(await flushProbeVerdict([[1.3, 0], [0.6, 0], [0.5, 0], [0.8, 0], [0.6, 0]])).toBe(true);
+    // The same with one flush held up 12 ms (more than all the writes together).
+    expect(await flushProbeVerdict([[1.3, 0], [0.6, 12], [0.5, 0], [0.8, 0], [0.6, 0]])).toBe(true);
+    // On disk a flush is an fsync; one may still measure zero.
+    expect(await flushProbeVerdict([[0.4, 0.5], [0.1, 0], [0.1, 2.3], [0, 3.9], [0.1, 0.2]])).toBe(false);
+    // Held up twice, most rounds still vote for memory; three held-up rounds make a miss.
+    expect(await flushProbeVerdict([[1.3, 4], [0.6, 0], [0.5, 7], [0.8, 0], [0.6, 0]])).toBe(true);
+    expect(await flushProbeVerdict([[1.3, 4], [0.6, 0.2], [0.5, 7], [0.8, 0], [0.6, 0]])).toBe(false);
+    // A device so fast that nothing measures: not private (a miss, never a false alarm).
+    expect(await flushProbeVerdict([[0, 0], [0, 0], [0, 0], [0, 0], [0, 0]])).toBe(false);
+    expect(await flushProbeVerdict('refused')).toBeUndefined();
   });
 
   test('incognito: Safari refuses the private file system', async () => {

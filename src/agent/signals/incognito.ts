@@ -34,19 +34,20 @@ export const VERDICT_KEY = 'pm';
 
 /**
  * The worker's code (synchronous access handles exist only in workers), run as it starts:
- * writes and flushes one byte five times (a verdict needs most of them to agree) in a file of
- * its own, removes the file, and posts whether the file system lives in memory (incognito):
- * most flushes took no measurable time (browsers round performance.now() to 0.1 ms without
- * cross-origin isolation), and the writes took longer than the flushes. It posts undefined
- * when the file system refused, then ends. Written as a function so the bundler minifies it;
+ * writes and flushes one byte five times in a file of its own, removes the file, and posts
+ * whether the file system lives in memory (incognito): in most rounds the flush took no
+ * measurable time (browsers round performance.now() to 0.1 ms without cross-origin isolation)
+ * and the write took longer. Each round votes on its own, so that one round the scheduler
+ * held up (a loaded machine) cannot outweigh the others, as it could when the rounds' times
+ * were summed. It posts undefined when the file system refused, then ends. Written as a function so the bundler minifies it;
  * it must not refer to anything outside itself.
  *
  * On disk a flush waits for the device; when the device is so fast that it too measures zero,
- * the writes do as well and the verdict is "not private" (a miss, never a false alarm from
+ * the writes do as well and the rounds vote "not private" (a miss, never a false alarm from
  * that). Measured on Chromium 156 on Linux: in incognito flushes 0-0.4 ms, mostly 0, writes
  * 3-9 ms; on disk flushes 0.2-26 ms, writes 0-5 ms.
  */
-function opfsFlushProbe() {
+export function opfsFlushProbe() {
   const rounds = 5;
   void (async () => {
     const name = 'tsr-' + Math.random();
@@ -57,20 +58,16 @@ function opfsFlushProbe() {
       root = await navigator.storage.getDirectory();
       const file = (await root.getFileHandle(name, { create: true })) as FileSystemFileHandle & { createSyncAccessHandle(): Promise<SyncAccess> };
       handle = await file.createSyncAccessHandle();
-      let writeMs = 0;
-      let flushMs = 0;
-      let zeroFlushes = 0;
+      let inMemoryRounds = 0;
       for (let i = 0; i < rounds; i++) {
         const start = performance.now();
         handle.write(new Uint8Array(1), { at: i });
         const written = performance.now();
         handle.flush();
         const flush = performance.now() - written;
-        writeMs += written - start;
-        flushMs += flush;
-        if (flush < 0.05) zeroFlushes++;
+        if (flush < 0.05 && written - start > flush) inMemoryRounds++;
       }
-      inMemory = zeroFlushes * 2 > rounds && writeMs > flushMs;
+      inMemory = inMemoryRounds * 2 > rounds;
     } catch {
       // undefined: the source fails
     }
