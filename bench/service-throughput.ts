@@ -38,6 +38,11 @@
  * per request is the CPU time of the primary and its workers, read from /proc (Linux). On a
  * machine with fewer cores than workers plus the load generator, the workers share cores.
  *
+ * BENCH_PG_WEEKS=<n> adds n empty partitions of past weeks to PostgreSQL's events before the load,
+ * as a long retention keeps them (ten years: about 520; the service then runs with 3650 days of
+ * retention so that its purge keeps them): what a statement that plans or locks every
+ * partition costs shows there.
+ *
  * BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of the server process during each measured
  * load (not seeding or warm-up) to <dir>/service-<engine>-<load>.cpuprofile.
  */
@@ -57,6 +62,7 @@ import { TOKEN_SECRET_FILE } from '../src/service/token-secret.js';
 import { refreshPlannerStatistics } from '../src/service/store/statistics.js';
 import { findApiKeyByToken, setApiKeyRateLimit } from '../src/service/store/api-keys.js';
 import { createTestDatabase, createTestSqliteDatabase, type Engine } from '../test/helpers/test-service.js';
+import { addPastWeekPartitions } from '../test/helpers/past-partitions.js';
 import SQLite from 'better-sqlite3';
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
@@ -68,6 +74,7 @@ import { SEED_NOW, seedEvents } from './seed-events.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const VISITORS = Number(process.env.BENCH_VISITORS ?? 100_000);
+const PG_PAST_WEEKS = Number(process.env.BENCH_PG_WEEKS ?? 0);
 const BROWSERS = Number(process.env.BENCH_BROWSERS ?? 3000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
@@ -344,7 +351,11 @@ async function runEngine(engine: Engine, buildPayloads: (publicKey: string) => R
   const database = await createTestDatabase(engine);
   // The clock starts at the seeded "now", and moves with wall time from there.
   const offset = SEED_NOW - Date.now();
-  const service = await createService({ ...database.config, port: 0, logLevel: 'silent', trustProxy: true, clock: () => Date.now() + offset });
+  const longRetention = engine === 'postgres' && PG_PAST_WEEKS > 0;
+  const service = await createService({
+    ...database.config, port: 0, logLevel: 'silent', trustProxy: true, clock: () => Date.now() + offset,
+    ...(longRetention ? { retentionDays: 3650 } : {}),
+  });
   try {
     const key = await findApiKeyByToken(service.ctx.store, service.bootstrap.publicKey);
     if (!key) throw new Error('bootstrap public key not found');
@@ -361,7 +372,10 @@ async function runEngine(engine: Engine, buildPayloads: (publicKey: string) => R
       await refreshPlannerStatistics(service.ctx.store);
       const again = performance.now() - started - first;
       console.log(`  planner statistics job: ${first.toFixed(0)} ms after seeding, ${again.toFixed(0)} ms when run again`);
-    } else await sql`ANALYZE`.execute(kyselyOf(service.ctx.store));
+    } else {
+      if (longRetention) console.log(`  ${await addPastWeekPartitions(kyselyOf(service.ctx.store), PG_PAST_WEEKS)} partitions of events`);
+      await sql`ANALYZE`.execute(kyselyOf(service.ctx.store));
+    }
     const base = await service.listen();
     const endpoint = `${base}/?ci=js/${AGENT_VERSION}`;
 
@@ -583,7 +597,9 @@ async function main(): Promise<void> {
     notes.push(`echo: ${pauses(echo)}`);
   }
   const markdown = [
-    `${EVENTS.toLocaleString('en')} stored events (${VISITORS.toLocaleString('en')} visitors) before the run; ${BROWSERS.toLocaleString('en')} simulated browsers ` +
+    `${EVENTS.toLocaleString('en')} stored events (${VISITORS.toLocaleString('en')} visitors) before the run` +
+      (PG_PAST_WEEKS > 0 && ENGINES.includes('postgres') ? `, and on PostgreSQL ${PG_PAST_WEEKS} empty partitions of past weeks (a long retention's)` : '') +
+      `; ${BROWSERS.toLocaleString('en')} simulated browsers ` +
       `warmed up with their first visit, then their later visits (each with the newest token its browser received, with drift, from its own address through X-Forwarded-For) sent by autocannon: ${CONNECTIONS} connections, ${DURATION_S} s per load, over loopback. ` +
       `Target: at least 25% of the echo's rate on SQLite, p99 < 25 ms. Load average at the start: ${loadAtStart}, at the end: ${loadavg().map((l) => l.toFixed(1)).join(', ')} on ${availableParallelism()} cores.`,
     '',
