@@ -4,7 +4,6 @@
  * what the separate statements find, and an identification must cost the round trips it
  * claims (counted at the pg driver).
  */
-import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyProfile } from '../../src/service/identification/profile.js';
 import { insertEvent } from '../../src/service/store/events.js';
@@ -12,29 +11,12 @@ import type { Store } from '../../src/service/store/index.js';
 import { readRecentActivity } from '../../src/service/store/recent-activity.js';
 import { CANDIDATES_PER_KEY, findCandidates, insertVisitor, loadIdentificationState } from '../../src/service/store/visitors.js';
 import { identifyRequest, postIdentify, sampleSignals } from '../helpers/identify-request.js';
+import { statementsDuring } from '../helpers/statements-during.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { makeEvent } from '../server-api/fixtures.js';
 
 const NOW = Date.UTC(2026, 0, 10, 12);
 const MINUTE = 60_000;
-
-/** Statements sent by any pg client of this process while `work` runs. */
-async function statementsDuring(work: () => Promise<unknown>): Promise<string[]> {
-  const pg = createRequire(import.meta.url)('pg') as { Client: { prototype: { query: (...args: unknown[]) => unknown } } };
-  const original = pg.Client.prototype.query;
-  const seen: string[] = [];
-  pg.Client.prototype.query = function (this: unknown, ...args: unknown[]) {
-    const first = args[0] as string | { text?: string };
-    seen.push(typeof first === 'string' ? first : (first.text ?? ''));
-    return original.apply(this, args);
-  };
-  try {
-    await work();
-    return seen;
-  } finally {
-    pg.Client.prototype.query = original;
-  }
-}
 
 describe('the identification read on postgres', () => {
   let t: TestService;
@@ -113,7 +95,7 @@ describe('the identification read on postgres', () => {
         expect(res.status).toBe(200);
         json = res.json;
       });
-      return { statements, json: json! };
+      return { statements: statements.map((s) => s.text), json: json! };
     };
     const withToken = await count(identifyRequest(t.keys.publicKey, { signals, token: first.json.token }));
     expect(withToken.json.visitor_id).toBe(first.json.visitor_id);

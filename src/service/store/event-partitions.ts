@@ -15,8 +15,9 @@
  * each statement plans. Identification reads the last 24 hours: with days that is always two
  * partitions (measured: about 0.15 ms more PostgreSQL CPU per identification than one), with
  * weeks one, six days out of seven. The default 7-day search reads two weeks instead of eight
- * days, and a statement without a time bound (the v3 visitor history) plans about 17
- * partitions at 90 days of retention, 525 at the maximum of 3650 days (over 3,650 with days).
+ * days, and a statement without a time bound plans about 17 partitions at 90 days of
+ * retention, 525 at the maximum of 3650 days (over 3,650 with days): the v3 visitor history
+ * reads window by window (timeWindows).
  *
  * Partitions are made PARTITIONS_AHEAD weeks in advance, at start and by the background job,
  * as a table of their own then ATTACHed: ATTACH takes SHARE UPDATE EXCLUSIVE on `events`
@@ -88,6 +89,41 @@ export async function listEventPartitions(db: Db): Promise<EventPartition[]> {
     if (!m) throw new Error(`unexpected bound of partition ${name}: ${bound}`);
     return { name, isDefault: false, from: m[2] === undefined ? null : Number(m[2]), to: m[4] === undefined ? null : Number(m[4]) };
   });
+}
+
+/**
+ * Ranged partitions one statement without a time bound of its own may cover (timeWindows).
+ * A statement over `events` plans and locks every partition its time range can reach, and
+ * each partition's indexes: about 4,000 locks over 500 weekly partitions (ten years of
+ * retention), most of PostgreSQL's lock table at its defaults (64 per transaction times 100
+ * connections). 24 weekly partitions are the default retention's (13 weeks), the weeks made
+ * ahead and some slack: one window there.
+ */
+export const PARTITIONS_PER_WINDOW = 24;
+
+/** A time range, `from` inclusive, `to` exclusive; null is unbounded. */
+export interface TimeWindow {
+  from: number | null;
+  to: number | null;
+}
+
+/**
+ * Time windows, newest first, that together cover all time without overlap, each reaching at
+ * most PARTITIONS_PER_WINDOW of `partitions`' ranged ones (pure). The newest is open upwards and
+ * the oldest downwards, so a statement run over every window in turn reads what one statement
+ * without a time bound would, whatever partitions were made or dropped since `partitions` was
+ * listed (only the lock count per statement depends on it).
+ */
+export function timeWindows(partitions: readonly EventPartition[]): TimeWindow[] {
+  const starts = partitions.flatMap((p) => (p.isDefault || p.from === null ? [] : [p.from])).sort((a, b) => b - a);
+  const windows: TimeWindow[] = [];
+  let to: number | null = null;
+  for (let i = PARTITIONS_PER_WINDOW - 1; i < starts.length - 1; i += PARTITIONS_PER_WINDOW) {
+    windows.push({ from: starts[i]!, to });
+    to = starts[i]!;
+  }
+  windows.push({ from: null, to });
+  return windows;
 }
 
 const overlaps = (p: EventPartition, from: number, to: number) =>

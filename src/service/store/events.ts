@@ -7,7 +7,7 @@ import { sql, type Kysely } from 'kysely';
 import type { V4Event } from '../../events/v4-event.js';
 import { commitTogether, groupWriter } from './group-commit.js';
 import { internalsOf, type Store } from './handle.js';
-import { dropEventPartition, ensureEventPartitions, listEventPartitions, RETENTION_LOCK } from './event-partitions.js';
+import { dropEventPartition, ensureEventPartitions, listEventPartitions, RETENTION_LOCK, timeWindows, type TimeWindow } from './event-partitions.js';
 import { eventIdTime } from './ids.js';
 import { ipSortKey } from './ip-sort.js';
 import { prepareQuery } from './prepared-query.js';
@@ -319,6 +319,8 @@ export async function findVisitorEventTimestamp(
   return row?.timestamp;
 }
 
+type VisitorEventRow = { event_id: string; timestamp: number; linked_id: string | null; payload: string };
+
 /**
  * A visitor's events newest first: strictly before `before` and after the (timestamp, event)
  * point `after`; with `environmentId`, only events of that environment. With `absorbedIds`
@@ -335,7 +337,23 @@ export async function scanVisitorEvents(
     after?: { timestamp: number; eventId: string };
     limit: number;
   },
-): Promise<{ event_id: string; timestamp: number; linked_id: string | null; payload: string }[]> {
+): Promise<VisitorEventRow[]> {
+  if (store.engine !== 'postgres') return scanVisitorEventsIn(store, opts, { from: null, to: null }, opts.limit);
+  // No time bound of its own: on PostgreSQL, window by window, newest first (timeWindows), so
+  // that no statement plans and locks every partition of a long retention.
+  const rows: VisitorEventRow[] = [];
+  // Windows that start at or after this hold nothing for the page (`before`, `after`).
+  const pageEnd = Math.min(opts.before ?? Infinity, opts.after ? opts.after.timestamp + 1 : Infinity);
+  for (const window of timeWindows(await listEventPartitions(internalsOf(store).db))) {
+    if (window.from !== null && window.from >= pageEnd) continue;
+    rows.push(...(await scanVisitorEventsIn(store, opts, window, opts.limit - rows.length)));
+    if (rows.length >= opts.limit) break;
+  }
+  return rows;
+}
+
+/** scanVisitorEvents within one time window, at most `limit` events. */
+function scanVisitorEventsIn(store: Store, opts: Parameters<typeof scanVisitorEvents>[1], window: TimeWindow, limit: number): Promise<VisitorEventRow[]> {
   const { db } = internalsOf(store);
   const range = (visitorId: string) => {
     let scan = db
@@ -343,6 +361,8 @@ export async function scanVisitorEvents(
       .select(['event_id', 'timestamp', 'linked_id', 'payload'])
       .where('workspace_id', '=', opts.workspaceId)
       .where('visitor_id', '=', visitorId);
+    if (window.from !== null) scan = scan.where('timestamp', '>=', window.from);
+    if (window.to !== null) scan = scan.where('timestamp', '<', window.to);
     if (opts.environmentId != null) scan = scan.where('environment_id', '=', opts.environmentId);
     if (opts.before !== undefined) scan = scan.where('timestamp', '<', opts.before);
     if (opts.after !== undefined) {
@@ -353,13 +373,13 @@ export async function scanVisitorEvents(
           eb.or([eb('timestamp', '<', timestamp), eb.and([eb('timestamp', '=', timestamp), eb('event_id', '<', eventId)])]),
         );
     }
-    return scan.orderBy('timestamp', 'desc').orderBy('event_id', 'desc').limit(opts.limit);
+    return scan.orderBy('timestamp', 'desc').orderBy('event_id', 'desc').limit(limit);
   };
   const absorbed = opts.absorbedIds ?? [];
   if (absorbed.length === 0) return range(opts.visitorId).execute();
   const [first, ...rest] = [opts.visitorId, ...absorbed].map((id, i) => db.selectFrom(range(id).as(`v${i}`)).selectAll());
   const union = rest.reduce((all, part) => all.unionAll(part), first!);
-  return db.selectFrom(union.as('merged')).selectAll().orderBy('timestamp', 'desc').orderBy('event_id', 'desc').limit(opts.limit).execute();
+  return db.selectFrom(union.as('merged')).selectAll().orderBy('timestamp', 'desc').orderBy('event_id', 'desc').limit(limit).execute();
 }
 
 /**
