@@ -2,10 +2,10 @@
  * PostgreSQL with many weekly partitions of `events`, as a long retention keeps them: no
  * statement may plan or lock every partition (with hundreds, the locks of a few concurrent
  * statements fill PostgreSQL's lock table, and they fail with "out of shared memory").
- * - The store's statements are planned for their values, named ones too
- *   (pg-named-statements.ts): an identification locks the partitions of its last 24 hours.
- *   PostgreSQL's default would weigh a generic plan from a named statement's sixth execution
- *   on; building it locks every partition and its indexes.
+ * - An identification's reads name the partitions of their last 24 hours
+ *   (recent-partitions.ts): PostgreSQL keeps one plan for them that locks those partitions
+ *   only. A named statement on the parent would get a plan for any values from its sixth
+ *   execution on, and building it locks every partition and its indexes.
  * - A visitor's history has no time bound of its own: it is read window by window, newest
  *   first (event-partitions.ts timeWindows).
  */
@@ -59,6 +59,9 @@ describe('identification on many partitions (postgres)', () => {
         await readRecentActivity(trx, { workspaceId: t.workspaceId, visitorId: 'vis_a', ...activity });
       }
       const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_locks where pid = pg_backend_pid()`.execute(kyselyOf(trx));
+      // The reads name the partitions of their window, so PostgreSQL keeps a plan for them.
+      const kept = await sql<{ statement: string }>`select statement from pg_prepared_statements where generic_plans > 0`.execute(kyselyOf(trx));
+      expect(kept.rows.filter((r) => /"events_p\d{8}"/.test(r.statement))).toHaveLength(3);
       return rows[0]!.n;
     });
     // The visitors' tables, their indexes and a partition or two of events with theirs, not

@@ -7,6 +7,7 @@ import type { CompiledQuery, Kysely } from 'kysely';
 import { announceChange, type ChangeFeed } from './change-feed.js';
 import type { Engine } from './database.js';
 import type { ReadCaches } from './read-cache.js';
+import type { EventPartition } from './event-partitions.js';
 import type { Database, DeliveryRows, EventsTable } from './schema.js';
 
 export const INTERNALS: unique symbol = Symbol('store internals');
@@ -35,8 +36,10 @@ export interface StoreState {
   readCaches: ReadCaches;
   /** Changes made by other processes (change-feed.ts). */
   changes: ChangeFeed;
-  /** Compiled hot statements, per statement definition. */
-  compiled: Map<object, CompiledPrepared>;
+  /** Compiled hot statements, per statement definition and variant key. */
+  compiled: Map<object, Map<string, CompiledPrepared>>;
+  /** PostgreSQL: the partitions of `events` as last listed (recent-partitions.ts). */
+  eventPartitions?: { list: readonly EventPartition[]; listedAt: number };
   /** SQLite: the shared transaction of concurrent writes (group-commit.ts). */
   commitTogether?: GroupWriter<GroupWork>;
   /** PostgreSQL: the multi-row event insert (with webhook deliveries) of concurrent requests (events.ts). */

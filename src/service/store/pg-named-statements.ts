@@ -10,14 +10,13 @@
  * per name it ran, until it closes). Statements whose text varies (IN lists, multi-row inserts,
  * optional clauses) would grow that without bound; they run unnamed, as before.
  *
- * Every connection plans each execution for its values (`plan_cache_mode = force_custom_plan`),
- * named statements too. From a statement's sixth execution on, PostgreSQL's default also weighs
- * a generic plan, which covers every partition of `events`: building it locks every partition
- * and its indexes, and running it locks every partition. With weekly partitions and a long
- * retention (hundreds of weeks) that made identifications fail with "out of shared memory"
- * (the lock table is sized by max_locks_per_transaction) and doubled PostgreSQL's CPU per
- * identification. A plan for the values prunes at planning: an identification locks the one or
- * two partitions of its last 24 hours, however many the retention keeps.
+ * A named statement may get a plan for any values (PostgreSQL weighs one from its sixth run on).
+ * On the partitioned `events` such a plan covers every partition and locks every one each time
+ * it runs: with hundreds of weekly partitions (a long retention) the locks of a few concurrent
+ * statements filled PostgreSQL's lock table ("out of shared memory"). So no named statement
+ * reads the parent: the identification's reads name the partitions of their window
+ * (recent-partitions.ts), and a variant that has to read the parent runs unnamed
+ * (prepared-query.ts `Variant`).
  */
 import type { PostgresPool } from 'kysely';
 import type Pg from 'pg';
@@ -30,9 +29,6 @@ export function nameStatement(text: string): void {
   if (!names.has(text)) names.set(text, `tessera_${names.size}`);
 }
 
-/** Run once on each new connection (see above). */
-const PLAN_FOR_THE_VALUES = 'set plan_cache_mode = force_custom_plan';
-
 type Query = (...args: unknown[]) => unknown;
 const NAMED = Symbol('named statements');
 
@@ -43,13 +39,6 @@ export function withNamedStatements(pool: Pg.Pool): PostgresPool {
       const client = await pool.connect();
       const marked = client as unknown as { [NAMED]?: true; query: Query };
       if (!marked[NAMED]) {
-        try {
-          await client.query(PLAN_FOR_THE_VALUES);
-        } catch (err) {
-          // A connection that cannot take the setting is not handed out (nor kept in the pool).
-          client.release(err as Error);
-          throw err;
-        }
         marked[NAMED] = true;
         // The method is looked up at each call, not bound once: whoever wraps pg's own (a test
         // or bench counting statements) still sees every statement.

@@ -11,9 +11,10 @@
  * Each scan reads at most RECENT_SCAN_LIMIT of the newest events, so a hot visitor, IP or
  * linked_id cannot make every request slower: counts saturate there.
  */
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Window3 } from '../../events/v4-event.js';
-import { prepareQuery, type ParamMarker } from './prepared-query.js';
+import { prepareQuery, type ParamMarker, type Variant } from './prepared-query.js';
+import { partitionsHolding } from './recent-partitions.js';
 import type { Store } from './handle.js';
 
 export const RECENT_WINDOWS_MS = { '5_minutes': 5 * 60_000, '1_hour': 60 * 60_000, '24_hours': 24 * 60 * 60_000 } as const;
@@ -65,20 +66,34 @@ export interface ActivityRow {
 /** The two halves of the statement: the visitor's own events, and the events of its network (linked_id, IP). */
 export type ActivityPart = 'visitor' | 'network';
 
+/** The columns of `events` the scans read. */
+const SCANNED_COLUMNS = sql.raw('workspace_id, visitor_id, linked_id, ip_address, timestamp, request_hash');
+
+/**
+ * What the scans read, by the variant key of activityVariant: the parent `events` (''), or the
+ * partitions holding the window, by name (PostgreSQL).
+ */
+function activitySource(key: string): RawBuilder<unknown> {
+  if (key === '') return sql`events`;
+  const parts = key.split(',').map((name) => sql`select ${SCANNED_COLUMNS} from ${sql.id(name)}`);
+  return parts.length === 1 ? sql`${sql.id(key)} as events` : sql`(${sql.join(parts, sql` union all `)}) as events`;
+}
+
 /**
  * The rows of `part` as SQL, with `p(name)` for each value (prepared-query.ts): `workspaceId`,
  * `visitorId`, `ip`, `linkedId`, `requestHash`, `replaySince`, `since`, `since5Minutes`,
- * `since1Hour`, `until` (recentActivityValues). Also a part of the identification's read
- * on PostgreSQL (visitors.ts).
+ * `since1Hour`, `until` (recentActivityValues), reading what `variantKey` names (activityVariant).
+ * Also a part of the identification's read on PostgreSQL (visitors.ts).
  */
-export function activityRowsSql(p: ParamMarker, part: ActivityPart) {
+export function activityRowsSql(p: ParamMarker, part: ActivityPart, variantKey: string) {
+  const source = activitySource(variantKey);
   // A literal limit lets the planner stop each index scan early.
   const limit = sql.lit(RECENT_SCAN_LIMIT);
   // Every scan starts 24 hours back, so the widest window is count(*).
   const countsPerWindow = sql`count(case when timestamp >= ${p('since5Minutes')} then 1 end) as n_5_minutes,
     count(case when timestamp >= ${p('since1Hour')} then 1 end) as n_1_hour, count(*) as n_24_hours`;
   const newest = (column: 'visitor_id' | 'linked_id' | 'ip_address', value: string, columns: string) =>
-    sql`select ${sql.raw(columns)} from events
+    sql`select ${sql.raw(columns)} from ${source}
       where workspace_id = ${p('workspaceId')} and ${sql.ref(column)} = ${p(value)}
         and timestamp >= ${p('since')} and timestamp < ${p('until')}
       order by timestamp desc limit ${limit}`;
@@ -96,8 +111,22 @@ export function activityRowsSql(p: ParamMarker, part: ActivityPart) {
     from (${newest('ip_address', 'ip', 'timestamp')}) as ip_recent`;
 }
 
-const recentActivityQuery = prepareQuery<ActivityRow>((_db, p) => sql<ActivityRow>`${activityRowsSql(p, 'visitor')} union all ${activityRowsSql(p, 'network')}`);
-const visitorActivityQuery = prepareQuery<ActivityRow>((_db, p) => activityRowsSql(p, 'visitor'));
+/**
+ * The variant of the statements that read recent activity over `values`' window
+ * (recentActivityValues): on PostgreSQL the partitions holding it by name, kept planned
+ * (recent-partitions.ts); the parent, planned for its values, when no list covers it. SQLite
+ * has one table.
+ */
+export async function activityVariant(store: Store, values: { since: number; until: number }): Promise<Variant> {
+  if (store.engine !== 'postgres') return { key: '', named: true };
+  const names = await partitionsHolding(store, values.since, values.until);
+  return names === null ? { key: '', named: false } : { key: names.join(','), named: true };
+}
+
+const recentActivityQuery = prepareQuery<ActivityRow>(
+  (_db, p, key) => sql<ActivityRow>`${activityRowsSql(p, 'visitor', key)} union all ${activityRowsSql(p, 'network', key)}`,
+);
+const visitorActivityQuery = prepareQuery<ActivityRow>((_db, p, key) => activityRowsSql(p, 'visitor', key));
 
 /** Per window, the distinct non-null values of the groups that have events in it, `own` left out. */
 function distinctPerWindow(rows: ActivityRow[], value: (row: ActivityRow) => string | null, own: string | undefined): Window3 {
@@ -165,10 +194,10 @@ export async function readRecentActivity(
 ): Promise<RecentActivity> {
   const values = recentActivityValues(e);
   let rows: ActivityRow[];
-  if (prefetched === undefined) rows = await recentActivityQuery(store, values);
+  if (prefetched === undefined) rows = await recentActivityQuery(store, values, await activityVariant(store, values));
   else if (prefetched.visitor?.visitorId === e.visitorId) rows = [...prefetched.visitor.rows, ...prefetched.network];
   else if (prefetched.newVisitor) rows = prefetched.network;
-  else rows = [...(await visitorActivityQuery(store, values)), ...prefetched.network];
+  else rows = [...(await visitorActivityQuery(store, values, await activityVariant(store, values))), ...prefetched.network];
   const visitor = rows.filter((r) => r.source === 'visitor');
   const linked = rows.filter((r) => r.source === 'linked_id');
   return {

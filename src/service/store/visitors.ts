@@ -10,7 +10,7 @@ import { commitTogether } from './group-commit.js';
 import { internalsOf, type Store } from './handle.js';
 import { createParsedJsonCache } from './parsed-json-cache.js';
 import { prepareQuery } from './prepared-query.js';
-import { activityRowsSql, recentActivityValues, type ActivityRow, type PrefetchedActivity, type RecentActivityQuery } from './recent-activity.js';
+import { activityRowsSql, activityVariant, recentActivityValues, type ActivityRow, type PrefetchedActivity, type RecentActivityQuery } from './recent-activity.js';
 import type { Database } from './schema.js';
 import { findSurvivingVisitorId } from './visitor-links.js';
 
@@ -477,7 +477,7 @@ interface KeysReadRow {
  *
  * With a token: the token's visitor.
  */
-const tokenReadOnPostgres = prepareQuery<TokenReadRow>((db, p) => {
+const tokenReadOnPostgres = prepareQuery<TokenReadRow>((db, p, key) => {
   const tokenVisitor = db
     .selectFrom('visitors')
     .select(VISITOR_COLUMNS)
@@ -485,8 +485,8 @@ const tokenReadOnPostgres = prepareQuery<TokenReadRow>((db, p) => {
     .where('workspace_id', '=', p('workspaceId'));
   return sql<TokenReadRow>`select
     (select row_to_json(v) from (${tokenVisitor}) as v) as token_visitor,
-    (select coalesce(json_agg(r), '[]') from (${activityRowsSql(p, 'network')}) as r) as network,
-    (select coalesce(json_agg(r), '[]') from (${activityRowsSql(p, 'visitor')}) as r) as token_activity`;
+    (select coalesce(json_agg(r), '[]') from (${activityRowsSql(p, 'network', key)}) as r) as network,
+    (select coalesce(json_agg(r), '[]') from (${activityRowsSql(p, 'visitor', key)}) as r) as token_activity`;
 });
 
 /**
@@ -495,7 +495,7 @@ const tokenReadOnPostgres = prepareQuery<TokenReadRow>((db, p) => {
  * key kind (the keys come as one JSON array, so the text is the same for every visit and
  * compiles once).
  */
-const keysReadOnPostgres = prepareQuery<KeysReadRow>((_db, p) => {
+const keysReadOnPostgres = prepareQuery<KeysReadRow>((_db, p, key) => {
   const columns = sql.join(VISITOR_COLUMNS.map((c) => sql.ref(c)));
   return sql<KeysReadRow>`with key_rows as materialized (
       select k.key, vk.visitor_id, vk.last_seen_at
@@ -517,7 +517,7 @@ const keysReadOnPostgres = prepareQuery<KeysReadRow>((_db, p) => {
           where rank <= ${sql.lit(CANDIDATES_PER_KEY)})) as v) as candidates,
       (select coalesce(json_agg(visitor_id), '[]') from (
         select visitor_id from key_rows where key like 'p:%' order by last_seen_at desc limit ${sql.lit(NETWORK_VISITORS_LISTED)}) as n) as network_visitors,
-      (select coalesce(json_agg(r), '[]') from (${activityRowsSql(p, 'network')}) as r) as network`;
+      (select coalesce(json_agg(r), '[]') from (${activityRowsSql(p, 'network', key)}) as r) as network`;
 });
 
 /**
@@ -559,8 +559,9 @@ export async function loadIdentificationState(
     // Without activity to read, its values are nulls: each of its scans is a constant false.
     const activity = (visitorId: string | null) =>
       recentActivityValues({ replaySince: 0, now: 0, ...q.activity, workspaceId: q.workspaceId, visitorId: q.activity ? visitorId : null });
+    const variant = await activityVariant(store, activity(null));
     if (q.tokenVisitorId !== undefined) {
-      const [row] = await tokenReadOnPostgres(store, { ...activity(q.tokenVisitorId), tokenVisitorId: q.tokenVisitorId });
+      const [row] = await tokenReadOnPostgres(store, { ...activity(q.tokenVisitorId), tokenVisitorId: q.tokenVisitorId }, variant);
       if (row?.token_visitor) {
         const tokenVisitor = toRecord(row.token_visitor);
         const prefetched = q.activity && { network: row.network, visitor: { visitorId: tokenVisitor.visitorId, rows: row.token_activity } };
@@ -573,7 +574,7 @@ export async function loadIdentificationState(
       const relinkedTo = await loadTokenVisitor(store, q.workspaceId, q.tokenVisitorId);
       if (relinkedTo) return { tokenVisitor: relinkedTo, ...NO_CANDIDATES };
     }
-    const [row] = await keysReadOnPostgres(store, { ...activity(null), keys: JSON.stringify(q.keys) });
+    const [row] = await keysReadOnPostgres(store, { ...activity(null), keys: JSON.stringify(q.keys) }, variant);
     if (!row) throw new Error('the identification read returned no row');
     return {
       tokenVisitor: null,
