@@ -29,7 +29,7 @@ const HISTORY_WEEKS = [0, 5, 30, 30, 31, 60, 99];
 /** Past weeks added to the few partitions a new database has (ten years of retention keep about 520). */
 const EXTRA_WEEKS = 100;
 
-describe('identification on many partitions (postgres)', () => {
+describe('many weekly partitions (postgres)', () => {
   let t: TestService;
   let store: Store;
   let partitions: number;
@@ -40,12 +40,17 @@ describe('identification on many partitions (postgres)', () => {
     await t.service.jobs.stop();
     partitions = await addPastWeekPartitions(kyselyOf(store), EXTRA_WEEKS);
     await insertVisitor(store, { workspaceId: t.workspaceId, visitorId: 'vis_a', now: NOW - 60_000, profile: emptyProfile(), keys: ['s:a', 'p:net'] });
+    for (const [i, weeks] of HISTORY_WEEKS.entries()) {
+      await insertEvent(store, makeEvent(NOW - weeks * WEEK - i * 1000, 'vis_h'), { workspaceId: t.workspaceId, environmentId: t.environmentId });
+    }
+    // Another visitor's event among them.
+    await insertEvent(store, makeEvent(NOW - 30 * WEEK, 'vis_other'), { workspaceId: t.workspaceId, environmentId: t.environmentId });
   }, 60_000);
   afterAll(async () => {
     await t?.close();
   });
 
-  it('locks the partitions of the last 24 hours, however many the retention keeps, execution after execution', async () => {
+  it('an identification locks the partitions of its last 24 hours, however many the retention keeps, execution after execution', async () => {
     expect(partitions).toBeGreaterThan(EXTRA_WEEKS);
     const activity = { ip: '203.0.113.7', linkedId: 'order-1', requestHash: 'h', replaySince: NOW - 60_000, now: NOW };
     const locksHeld = await store.transaction(async (trx) => {
@@ -68,31 +73,11 @@ describe('identification on many partitions (postgres)', () => {
     // one lock per partition.
     expect(locksHeld).toBeLessThan(EXTRA_WEEKS / 2);
   });
-});
-
-describe('a visitor history over many partitions (postgres)', () => {
-  let t: TestService;
-  let store: Store;
-
-  beforeAll(async () => {
-    t = await startTestService({ engine: 'postgres', clock: () => NOW, config: { retentionDays: 3650 } });
-    store = t.service.ctx.store;
-    await t.service.jobs.stop();
-    await addPastWeekPartitions(kyselyOf(store), EXTRA_WEEKS);
-    for (const [i, weeks] of HISTORY_WEEKS.entries()) {
-      await insertEvent(store, makeEvent(NOW - weeks * WEEK - i * 1000, 'vis_h'), { workspaceId: t.workspaceId, environmentId: t.environmentId });
-    }
-    // Another visitor's event among them.
-    await insertEvent(store, makeEvent(NOW - 30 * WEEK, 'vis_other'), { workspaceId: t.workspaceId, environmentId: t.environmentId });
-  }, 60_000);
-  afterAll(async () => {
-    await t?.close();
-  });
 
   const scan = (opts: { limit: number; before?: number; after?: { timestamp: number; eventId: string } }) =>
     scanVisitorEvents(store, { workspaceId: t.workspaceId, visitorId: 'vis_h', ...opts });
 
-  it('reads every event, newest first, across windows, with the page limits and points of one scan', async () => {
+  it('a visitor history reads every event, newest first, across windows, with the page limits and points of one scan', async () => {
     const all = await scan({ limit: 100 });
     expect(all.map((r) => r.timestamp)).toEqual(HISTORY_WEEKS.map((weeks, i) => NOW - weeks * WEEK - i * 1000));
     expect(await scan({ limit: 3 })).toEqual(all.slice(0, 3));
@@ -103,7 +88,7 @@ describe('a visitor history over many partitions (postgres)', () => {
     expect(await scan({ limit: 100, before: all.at(-1)!.timestamp })).toEqual([]);
   });
 
-  it('sends statements that each reach at most a window of partitions', async () => {
+  it('a visitor history sends statements that each reach at most a window of partitions', async () => {
     const statements = await statementsDuring(() => scan({ limit: 100 }));
     const onEvents = statements.filter((s) => /from "events"/.test(s.text));
     const db = kyselyOf(store);
