@@ -66,6 +66,9 @@ export function openDatabase(opts: OpenDatabaseOptions): OpenedDatabase {
     const pool = new pg.Pool({
       connectionString: opts.databaseUrl,
       max: opts.poolSize ?? 10,
+      // A connection keeps every named statement it ran; the identification's reads get a new
+      // text each week (recent-partitions.ts), so connections are replaced after a day.
+      maxLifetimeSeconds: 24 * 3600,
       // Times are bigint milliseconds and counts are int8: both fit a JS number.
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>

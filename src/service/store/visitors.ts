@@ -431,9 +431,20 @@ export async function deleteVisitor(store: Store, workspaceId: string, visitorId
   });
 }
 
-/** True when the workspace has events of this visitor or still knows its identity. */
+/**
+ * True when the workspace still knows this visitor's identity or has events of it. The identity
+ * first: one row by key, where the events have no time bound (on PostgreSQL a statement
+ * without one plans every partition of `events`).
+ */
 export async function visitorExists(store: Store, workspaceId: string, visitorId: string): Promise<boolean> {
   const { db } = internalsOf(store);
+  const identity = await db
+    .selectFrom('visitors')
+    .select('visitor_id')
+    .where('workspace_id', '=', workspaceId)
+    .where('visitor_id', '=', visitorId)
+    .executeTakeFirst();
+  if (identity !== undefined) return true;
   const event = await db
     .selectFrom('events')
     .select('event_id')
@@ -441,14 +452,7 @@ export async function visitorExists(store: Store, workspaceId: string, visitorId
     .where('visitor_id', '=', visitorId)
     .limit(1)
     .executeTakeFirst();
-  if (event !== undefined) return true;
-  const identity = await db
-    .selectFrom('visitors')
-    .select('visitor_id')
-    .where('workspace_id', '=', workspaceId)
-    .where('visitor_id', '=', visitorId)
-    .executeTakeFirst();
-  return identity !== undefined;
+  return event !== undefined;
 }
 
 /** What the identification's read may also read on PostgreSQL: the recent activity of the new event (recent-activity.ts). */
