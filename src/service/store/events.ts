@@ -8,6 +8,7 @@ import type { V4Event } from '../../events/v4-event.js';
 import { commitTogether, groupWriter } from './group-commit.js';
 import { internalsOf, type Store } from './handle.js';
 import { dropEventPartition, ensureEventPartitions, listEventPartitions, RETENTION_LOCK, timeWindows, type TimeWindow } from './event-partitions.js';
+import { keptPartitions } from './recent-partitions.js';
 import { eventIdTime } from './ids.js';
 import { ipSortKey } from './ip-sort.js';
 import { prepareQuery } from './prepared-query.js';
@@ -344,7 +345,8 @@ export async function scanVisitorEvents(
   const rows: VisitorEventRow[] = [];
   // Windows that start at or after this hold nothing for the page (`before`, `after`).
   const pageEnd = Math.min(opts.before ?? Infinity, opts.after ? opts.after.timestamp + 1 : Infinity);
-  for (const window of timeWindows(await listEventPartitions(internalsOf(store).db))) {
+  // Any list will do (the windows cover all time whatever it holds): the one kept for a while.
+  for (const window of timeWindows(await keptPartitions(store))) {
     if (window.from !== null && window.from >= pageEnd) continue;
     rows.push(...(await scanVisitorEventsIn(store, opts, window, opts.limit - rows.length)));
     if (rows.length >= opts.limit) break;

@@ -1,7 +1,7 @@
 /**
- * PostgreSQL: the partitions of `events` that hold a recent time range (the last 24 hours an
- * identification reads, recent-activity.ts), so that its statements can read those partitions
- * by name instead of the partitioned parent.
+ * PostgreSQL: the partitions of `events` as last listed, and those that hold a recent time range
+ * (the last 24 hours an identification reads, recent-activity.ts), so that its statements can
+ * read those partitions by name instead of the partitioned parent.
  *
  * Why: a statement on the parent has a plan for any values (a generic plan) that covers every
  * partition, and locks every one each time it runs, with hundreds at a long retention; planned
@@ -16,20 +16,27 @@
  * DEFAULT holds those rows), there is no list: the statement then reads the parent, planned
  * for its values.
  */
-import { listEventPartitions, partitionsCovering } from './event-partitions.js';
+import { listEventPartitions, partitionsCovering, type EventPartition } from './event-partitions.js';
 import { internalsOf, type Store } from './handle.js';
 
 export const PARTITION_LIST_TTL_MS = 10 * 60_000;
 const RELIST_MS = 1000;
 
-/** The names of the partitions holding [from, to), or null (read the parent). */
-export async function partitionsHolding(store: Store, from: number, to: number): Promise<string[] | null> {
+/**
+ * The partitions of `events`, as listed at most PARTITION_LIST_TTL_MS ago; with `relist`, as
+ * listed now (unless they were within RELIST_MS).
+ */
+export async function keptPartitions(store: Store, relist = false): Promise<readonly EventPartition[]> {
   const { db, state } = internalsOf(store);
   const kept = state.eventPartitions;
   const age = kept ? Date.now() - kept.listedAt : Infinity;
-  const fromKept = kept && age < PARTITION_LIST_TTL_MS ? partitionsCovering(kept.list, from, to) : null;
-  if (fromKept !== null || age < RELIST_MS) return fromKept;
+  if (kept && age < (relist ? RELIST_MS : PARTITION_LIST_TTL_MS)) return kept.list;
   const list = await listEventPartitions(db);
   state.eventPartitions = { list, listedAt: Date.now() };
-  return partitionsCovering(list, from, to);
+  return list;
+}
+
+/** The names of the partitions holding [from, to), or null (read the parent). */
+export async function partitionsHolding(store: Store, from: number, to: number): Promise<string[] | null> {
+  return partitionsCovering(await keptPartitions(store), from, to) ?? partitionsCovering(await keptPartitions(store, true), from, to);
 }
