@@ -127,8 +127,10 @@ export async function findCandidates(
   const parts = keys.map((key, i) => {
     const network = key.startsWith('p:');
     const matching = sql`FROM "visitor_keys" WHERE "workspace_id" = ${workspaceId} AND "key" = ${key}`;
-    return sql`SELECT * FROM (SELECT "key", "visitor_id", CAST(NULL AS bigint) AS "n" ${matching} ORDER BY "last_seen_at" DESC LIMIT ${network ? NETWORK_VISITORS_LISTED : CANDIDATES_PER_KEY}) AS ${sql.raw(`v${i}`)}
-      UNION ALL SELECT ${key}, NULL, count(*) FROM (SELECT 1 ${matching} LIMIT ${network ? NETWORK_COUNT_LIMIT : KEY_COUNT_LIMIT}) AS ${sql.raw(`c${i}`)}`;
+    // Literal limits: with bound ones SQLite ran this statement about 2.5 times slower (150-217
+    // against 61 µs for a visit's seven keys on the accuracy simulation's database).
+    return sql`SELECT * FROM (SELECT "key", "visitor_id", CAST(NULL AS bigint) AS "n" ${matching} ORDER BY "last_seen_at" DESC LIMIT ${sql.lit(network ? NETWORK_VISITORS_LISTED : CANDIDATES_PER_KEY)}) AS ${sql.raw(`v${i}`)}
+      UNION ALL SELECT ${key}, NULL, count(*) FROM (SELECT 1 ${matching} LIMIT ${sql.lit(network ? NETWORK_COUNT_LIMIT : KEY_COUNT_LIMIT)}) AS ${sql.raw(`c${i}`)}`;
   });
   const { rows } = await sql<{ key: string; visitor_id: string | null; n: number | null }>`${sql.join(parts, sql` UNION ALL `)}`.execute(db);
   const crowding: KeyCrowding = {};
