@@ -126,24 +126,23 @@ export function timeWindows(partitions: readonly EventPartition[]): TimeWindow[]
   return windows;
 }
 
+/** A ranged partition holds part of [from, to). */
+const overlaps = (p: EventPartition, from: number, to: number) =>
+  !p.isDefault && (p.from === null || p.from < to) && (p.to === null || p.to > from);
+
 /**
  * The ranged partitions that together hold every row of [from, to), oldest first (pure); null
  * when part of the range has no ranged partition (its rows are in DEFAULT).
  */
 export function partitionsCovering(partitions: readonly EventPartition[], from: number, to: number): string[] | null {
-  const ranged = partitions
-    .filter((p) => !p.isDefault && p.to !== null && p.to > from && (p.from === null || p.from < to))
-    .sort((a, b) => (a.from ?? -Infinity) - (b.from ?? -Infinity));
+  const ranged = partitions.filter((p) => overlaps(p, from, to)).sort((a, b) => (a.from ?? -Infinity) - (b.from ?? -Infinity));
   let covered = from;
   for (const p of ranged) {
     if ((p.from ?? -Infinity) > covered) return null;
-    covered = Math.max(covered, p.to!);
+    covered = Math.max(covered, p.to ?? Infinity);
   }
   return covered >= to ? ranged.map((p) => p.name) : null;
 }
-
-const overlaps = (p: EventPartition, from: number, to: number) =>
-  !p.isDefault && (p.from === null || p.from < to) && (p.to === null || p.to > from);
 
 /**
  * Creates table `name` shaped like `events` with the parent's indexes and primary key (named

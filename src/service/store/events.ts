@@ -322,23 +322,23 @@ export async function findVisitorEventTimestamp(
 
 type VisitorEventRow = { event_id: string; timestamp: number; linked_id: string | null; payload: string };
 
+/** What scanVisitorEvents reads (see there). */
+interface VisitorEventScan {
+  workspaceId: string;
+  visitorId: string;
+  absorbedIds?: readonly string[];
+  environmentId?: string | null;
+  before?: number;
+  after?: { timestamp: number; eventId: string };
+  limit: number;
+}
+
 /**
  * A visitor's events newest first: strictly before `before` and after the (timestamp, event)
  * point `after`; with `environmentId`, only events of that environment. With `absorbedIds`
  * (the IDs relinked to the visitor), their events too: one bounded index range per ID, merged.
  */
-export async function scanVisitorEvents(
-  store: Store,
-  opts: {
-    workspaceId: string;
-    visitorId: string;
-    absorbedIds?: readonly string[];
-    environmentId?: string | null;
-    before?: number;
-    after?: { timestamp: number; eventId: string };
-    limit: number;
-  },
-): Promise<VisitorEventRow[]> {
+export async function scanVisitorEvents(store: Store, opts: VisitorEventScan): Promise<VisitorEventRow[]> {
   if (store.engine !== 'postgres') return scanVisitorEventsIn(store, opts, { from: null, to: null }, opts.limit);
   // No time bound of its own: on PostgreSQL, window by window, newest first (timeWindows), so
   // that no statement plans and locks every partition of a long retention.
@@ -355,7 +355,7 @@ export async function scanVisitorEvents(
 }
 
 /** scanVisitorEvents within one time window, at most `limit` events. */
-function scanVisitorEventsIn(store: Store, opts: Parameters<typeof scanVisitorEvents>[1], window: TimeWindow, limit: number): Promise<VisitorEventRow[]> {
+function scanVisitorEventsIn(store: Store, opts: VisitorEventScan, window: TimeWindow, limit: number): Promise<VisitorEventRow[]> {
   const { db } = internalsOf(store);
   const range = (visitorId: string) => {
     let scan = db

@@ -29,7 +29,8 @@ export interface Variant {
   named: boolean;
 }
 
-const DEFAULT_VARIANT: Variant = { key: '', named: true };
+/** The one text of a statement without variants. */
+export const DEFAULT_VARIANT: Variant = { key: '', named: true };
 
 /** Marks where a named value goes; only ever seen by the one-time build. */
 class Param {

@@ -13,7 +13,7 @@
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { Window3 } from '../../events/v4-event.js';
-import { prepareQuery, type ParamMarker, type Variant } from './prepared-query.js';
+import { DEFAULT_VARIANT, prepareQuery, type ParamMarker, type Variant } from './prepared-query.js';
 import { partitionsHolding } from './recent-partitions.js';
 import type { Store } from './handle.js';
 
@@ -118,7 +118,7 @@ export function activityRowsSql(p: ParamMarker, part: ActivityPart, variantKey: 
  * has one table.
  */
 export async function activityVariant(store: Store, values: { since: number; until: number }): Promise<Variant> {
-  if (store.engine !== 'postgres') return { key: '', named: true };
+  if (store.engine !== 'postgres') return DEFAULT_VARIANT;
   const names = await partitionsHolding(store, values.since, values.until);
   return names === null ? { key: '', named: false } : { key: names.join(','), named: true };
 }

@@ -13,13 +13,13 @@
  * partition once all of it is past the cutoff, at least a day back) nor replaced, and a range
  * the list does not cover is listed again (at most once per RELIST_MS). When part of the range
  * has no partition of its own (the service was down longer than the weeks made ahead, so
- * DEFAULT holds those rows), there is no list: the statement then reads the parent, planned
+ * DEFAULT holds those rows), no names come back: the statement then reads the parent, planned
  * for its values.
  */
 import { listEventPartitions, partitionsCovering, type EventPartition } from './event-partitions.js';
 import { internalsOf, type Store } from './handle.js';
 
-export const PARTITION_LIST_TTL_MS = 10 * 60_000;
+const PARTITION_LIST_TTL_MS = 10 * 60_000;
 const RELIST_MS = 1000;
 
 /**
