@@ -59,7 +59,8 @@ type Outcome =
 function runChild(spec: BenchSpec): Promise<{ code: number | null; tail: string; seconds: number; timedOut: boolean }> {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--import', './bench/compiled-code.mjs', spec.script, ...spec.args], {
+    // --no-memory-reducer: see bench/README.md ("The benchmark process's own garbage").
+    const child = spawn(process.execPath, ['--no-memory-reducer', '--import', 'tsx', '--import', './bench/compiled-code.mjs', spec.script, ...spec.args], {
       cwd: ROOT,
       env: { ...process.env, BENCH_OUT_DIR },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -44,7 +44,8 @@
  * partition costs shows there.
  *
  * BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of the server process during each measured
- * load (not seeding or warm-up) to <dir>/service-<engine>-<load>.cpuprofile.
+ * load (not seeding or warm-up) to <dir>/service-<engine>-<load>.cpuprofile, and of every
+ * `tessera start` process from start to exit (node --cpu-prof: CPU.<date>.<pid>...cpuprofile).
  */
 import { execFile, spawn } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -467,7 +468,9 @@ async function runWorkers(buildPayloads: (publicKey: string) => ReturnType<typeo
         source.close();
       }
       for (const file of [MASTER_KEY_FILE, TOKEN_SECRET_FILE]) copyFileSync(join(seeded.config.dataDir!, file), join(dataDir, file));
-      const child = spawn(process.execPath, [CLI, 'start', '--workers', String(workers), '--port', '0', '--json', '--log-level', 'warn',
+      // BENCH_CPU_PROFILE: V8's profiler in the command's processes too, written as each exits.
+      const profiling = process.env.BENCH_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`] : [];
+      const child = spawn(process.execPath, [...profiling, CLI, 'start', '--workers', String(workers), '--port', '0', '--json', '--log-level', 'warn',
         '--trust-proxy', '--no-demo', '--retention-days', '3650', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
       const exited = new Promise((resolve) => child.on('close', resolve));
       try {
