@@ -329,6 +329,28 @@ describe('identical devices', () => {
     expect(decideWithoutToken(visit(desktop(), home), [laptop], { f: 20, l: 20, r: 20, x: 20, n: 1, p: 1 })).toMatchObject({ kind: 'new' });
   });
 
+  it('a visitor that took a burst of storages without a token counts as a cluster: identical devices arriving one after another are not all merged into it', () => {
+    const office = 'v4:81.7.99';
+    // Its first visit's jar and those of the tokenless visits linked to it, minutes apart.
+    const withJars = (count: number) => {
+      const c = candidate('image', [desktop()], { network: office, lastTokenAt: null });
+      c.profile.jars = Array.from({ length: count }, (_, k) => ({ i: `j${k}`, first: 20 * DAY - (count - k) * 600_000, last: 20 * DAY - (count - k) * 600_000 }));
+      return c;
+    };
+    const crowding = { f: 1, l: 1, r: 1, x: 1, n: 1, p: 1 };
+    // A storage cleared, a second browser profile, an upgraded browser: one browser's doing (the
+    // end-to-end promise), still linked.
+    for (let jars = 1; jars < MATCH.burstJars; jars++) {
+      expect(decideWithoutToken(visit(desktop(), office), [withJars(jars)], crowding)).toMatchObject({ kind: 'link', visitorId: 'image' });
+    }
+    // One more within the window: more storage losses than one browser has in a day.
+    expect(decideWithoutToken(visit(desktop(), office), [withJars(MATCH.burstJars)], crowding)).toMatchObject({ kind: 'new' });
+    // The same storages spread over weeks (a browser that clears its storage on exit) do not count.
+    const spread = withJars(MATCH.burstJars);
+    spread.profile.jars = spread.profile.jars!.map((j, k) => ({ ...j, first: k * 3 * DAY, last: k * 3 * DAY }));
+    expect(decideWithoutToken(visit(desktop(), office), [spread], crowding)).toMatchObject({ kind: 'link', visitorId: 'image' });
+  });
+
   it('one browser under two IDs on its home network (a storage loss among look-alikes) is one hypothesis, answered with the earlier ID', () => {
     const home = 'v4:81.7.99';
     // The earlier ID visited daily for ten days, then went quiet; the later one was created

@@ -102,6 +102,12 @@ export const MATCH = {
   calibratedNewBits: -0.5,
   /** A visitor proven to be shared by two browsers (jars.ts), log2. */
   twinnedVisitorBits: -6,
+  /**
+   * A visitor that took this many storages (jars) without a token within burstWindowHours
+   * counts as a cluster of look-alikes, as if proven (storageBurst); 0 turns it off.
+   */
+  burstJars: 4,
+  burstWindowHours: 24,
   /** A rare fingerprint (see decideWithoutToken) against a browser never seen, log2. */
   rareFingerprintBits: -5,
   /** Visitors of one hardware class (the `h:` key) from which the class counts as common. */
@@ -349,7 +355,7 @@ export function decideWithoutToken(
   // A fingerprint whose drift-robust keys nobody else shares (a rare font set, rendering or
   // hardware) is unlikely to come from a browser we have not seen, and a tokenless visit soon
   // after the candidate used its storage is no sign of another device of its kind (there is none).
-  const rare = lookalikes.length === 1 && signatureCrowding(crowding) === 1 && (crowding.x ?? 0) <= 1;
+  const rare = lookalikes.length === 1 && signatureCrowding(crowding) === 1 && (crowding.x ?? 0) <= 1 && !storageBurst(best.candidate, visit.now);
   // Network evidence counts by how exclusive the network is: how many distinct visitors were
   // seen on it over time, and whether the candidate hops between blocks of one pool.
   const sharedNetwork = (crowding.p ?? 0) >= MATCH.sharedNetworkVisitors;
@@ -363,7 +369,7 @@ export function decideWithoutToken(
     else if (s.sameWideNetwork) lw += MATCH.wideNetworkBits;
     else if (visit.network) lw += MATCH.otherNetworkBits;
     // Two browsers were proven to share this visitor ID: it stands for a cluster of look-alikes.
-    if (s.candidate.profile.twins) lw += MATCH.twinnedVisitorBits;
+    if (s.candidate.profile.twins || storageBurst(s.candidate, visit.now)) lw += MATCH.twinnedVisitorBits;
     lw += storageLossBits(visit, s.candidate, !rare);
     lw += options.extraBits?.(s.candidate) ?? 0;
     return 2 ** lw;
@@ -536,6 +542,21 @@ function pooled(visit: VisitContext, c: Candidate): boolean {
   return visit.network !== null && hopsThrough(visit.network, c.profile.nets, MATCH.poolNetworks);
 }
 
+
+/**
+ * The candidate took MATCH.burstJars storages or more within MATCH.burstWindowHours, each on a
+ * visit without a token (the jars of its first visit and of every tokenless link): more
+ * storage losses in a day than one browser has, and what identical devices arriving one after
+ * another on one network look like (an office's machines of one image, a device farm). Until
+ * two of them use their tokens in turn (jars.ts proves the twins then), each such link made
+ * the next one easier: the ID looked like a rare fingerprint with a browser that keeps losing
+ * its storage. Private windows' jars do not count (they live beside the normal one).
+ */
+function storageBurst(c: Candidate, now: number): boolean {
+  if (MATCH.burstJars <= 0) return false;
+  const since = now - MATCH.burstWindowHours * 3600_000;
+  return (c.profile.jars ?? []).filter((j) => !j.p && j.first >= since).length >= MATCH.burstJars;
+}
 
 /**
  * How plausible it is that the candidate's browser arrives without its token (log2): a
