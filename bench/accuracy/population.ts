@@ -49,6 +49,12 @@ export interface Office {
   diskGb: number;
   /** A corporate campus: hundreds of seats of one image behind a small pool of egress addresses. */
   campus: boolean;
+  /**
+   * The day (a weekday of the first two weeks) the company starts using the site: every work
+   * browser of the office makes its first visit that morning, within half an hour (a tool
+   * rolled out to the staff); null: they arrive over the first two weeks.
+   */
+  launchDay: number | null;
 }
 
 export interface Trip {
@@ -242,7 +248,7 @@ export function generatePopulation(options: PopulationOptions): Population {
       phone: r.chance(0.2) ? r.weighted(PHONES.filter(([m]) => m.name === 'iPhone 15' || m.name === 'iPhone 13' || m.name === 'Galaxy A54')) : null,
       seats: Math.min(120, Math.round(r.logNormal(30, 0.7)) + 5), filled: 0,
       fonts: [...baseFonts(computer.os, true), ...(computer.os === 'windows' ? FONTS.office : [])], diskGb: r.pick([256, 512]),
-      campus: false,
+      campus: false, launchDay: launchDayOf(seed, i, days),
     });
   }
   // Corporate campuses: one per 5,000 browsers, 150-300 seats of one Windows image.
@@ -255,6 +261,7 @@ export function generatePopulation(options: PopulationOptions): Population {
       id: officeCount + i, country, tz: r.weighted(country.timezones), languages: r.weighted(country.languages), computer,
       browser: r.weighted([['chrome', 50], ['edge', 50]]), secondBrowser: null, rolloutLagDays: r.uniform(2, 21), clearOnExit: r.chance(0.3),
       phone: null, seats: r.int(150, 300), filled: 0, fonts: [...baseFonts('windows', true), ...FONTS.office], diskGb: 512, campus: true,
+      launchDay: launchDayOf(seed, officeCount + i, days),
     });
   }
 
@@ -315,7 +322,7 @@ export function generatePopulation(options: PopulationOptions): Population {
       // Every iOS and iPadOS browser runs on WebKit.
       engine: device.os === 'ios' || device.os === 'ipados' ? 'webkit' : ENGINE_OF[kind], cohorts: [], work, oneTime,
       sessionsPerDay: work ? Math.min(3, br.logNormal(0.5, 0.6)) : Math.min(3, Math.max(0.01, br.logNormal(0.12, 1.1))),
-      arrivalDay: work || br.chance(0.55) ? br.uniform(0, Math.min(14, days)) : br.uniform(0, days),
+      arrivalDay: launchOr(work && office?.launchDay != null ? office.launchDay : null, work || br.chance(0.55) ? br.uniform(0, Math.min(14, days)) : br.uniform(0, days)),
       upgradeLagDays: managed && office ? office.rolloutLagDays : browserLag(br),
       clearing, clearDays,
       reinstallDay: managed ? null : maybeDay(br, 0.015, days),
@@ -419,12 +426,29 @@ export function generatePopulation(options: PopulationOptions): Population {
   return { options, browsers, devices, offices, households };
 }
 
+/**
+ * An office's launch day (Office.launchDay) for 30% of offices, from a random stream of its own:
+ * the rest of the population is drawn as before it existed.
+ */
+function launchDayOf(seed: string, office: number, days: number): number | null {
+  const r = new Rng(seed, 'office-launch', office);
+  // Day 0 is a Monday: the weekdays of the first two weeks.
+  const weekdays = [0, 1, 2, 3, 4, 7, 8, 9, 10, 11].filter((d) => d < days);
+  return r.chance(0.3) && weekdays.length > 0 ? r.pick(weekdays) : null;
+}
+
+/** A launch office's day, else the browser's own draw (drawn either way, to keep the streams). */
+function launchOr(launchDay: number | null, drawn: number): number {
+  return launchDay ?? drawn;
+}
+
 function cohortsOf(b: SimBrowser): string[] {
   const d = b.device;
   const c: string[] = [d.cls === 'phone' || d.cls === 'tablet' ? 'mobile' : 'desktop'];
   if (d.managedBy) c.push('office-identical');
   if (d.managedBy?.clearOnExit) c.push('office-clear-on-exit');
   if (d.managedBy?.campus) c.push('corporate-image');
+  if (b.work && d.managedBy?.launchDay != null) c.push('office-launch');
   if (d.carrierPhone) c.push('carrier-identical');
   if (d.previousMajorUntil !== null) c.push('os-release-drift');
   if (b.clearing !== 'never') c.push('clears-storage');
