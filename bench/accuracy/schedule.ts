@@ -55,8 +55,11 @@ function sessionStarts(seed: string, b: SimBrowser, days: number): number[] {
     const away = device.user.trips.some((trip) => d >= trip.startDay && d < trip.endDay);
     if (away && (!device.portable || b.work)) continue;
     let localHour = b.work ? r.uniform(8, 18) : r.weighted(PERSONAL_HOURS) + r.next();
-    // An office's launch morning (Office.launchDay): every machine's first visit between 9:00 and 9:30.
-    if (b.work && d === b.arrivalDay && device.managedBy?.launchDay === d) localHour = 9 + new Rng(seed, 'launch-hour', b.index).uniform(0, 0.5);
+    // An office's launch morning (Office.launchDay): every machine's first visit between 9:00 and
+    // 9:30, and no other session of that day before it.
+    if (b.work && device.managedBy?.launchDay === Math.floor(d)) {
+      localHour = d === b.arrivalDay ? 9 + new Rng(seed, 'launch-hour', b.index).uniform(0, 0.5) : Math.max(localHour, 9.5);
+    }
     const t = SIM_START_MS + Math.floor(d) * DAY_MS + localHour * 3_600_000 + tzOffset * 60_000;
     if (t >= SIM_START_MS && t < SIM_START_MS + days * DAY_MS) starts.push(Math.round(t));
   }

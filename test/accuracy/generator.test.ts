@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { exactHashVisitorId, canonicalJson } from '../../bench/accuracy/baselines.js';
 import { generatePopulation, type SimBrowser } from '../../bench/accuracy/population.js';
 import { Rng } from '../../bench/accuracy/prng.js';
-import { DAY_MS } from '../../bench/accuracy/release-calendar.js';
+import { DAY_MS, SIM_START_MS } from '../../bench/accuracy/release-calendar.js';
 import { renderVisit } from '../../bench/accuracy/render-visit.js';
 import { planAllVisits, planBrowserVisits, type PlannedVisit } from '../../bench/accuracy/schedule.js';
 
@@ -58,6 +58,30 @@ describe('seeded generator', () => {
     const t = machines.map((b) => visitsOf(b)[0]?.t ?? 0).reduce((a, c) => Math.max(a, c), 0);
     const hashes = new Set(machines.map((b) => exactHashVisitorId(renderVisit(SEED, b, { browser: b.index, t, session: 0, sessionStart: t, private: false, jar: 'x' }).signals)));
     expect(hashes.size).toBe(1);
+  });
+
+  it("an office that starts using the site on one morning: its work browsers' first visits fall between 9:00 and 9:30 local time that day", () => {
+    const launched = population.offices.filter((o) => o.launchDay !== null);
+    expect(launched.length).toBeGreaterThan(0);
+    expect(launched.length).toBeLessThan(population.offices.length);
+    let onLaunchDay = 0;
+    let work = 0;
+    for (const office of launched) {
+      for (const b of population.browsers.filter((x) => x.work && x.device.managedBy === office)) {
+        expect(b.cohorts).toContain('office-launch');
+        const first = visitsOf(b)[0];
+        if (!first) continue;
+        work++;
+        const localMs = first.t - SIM_START_MS - office.tz.offset * 60_000;
+        // Someone away on a trip that day comes in on a later day, at any hour.
+        if (Math.floor(localMs / DAY_MS) !== office.launchDay) continue;
+        onLaunchDay++;
+        const hour = (localMs % DAY_MS) / 3_600_000;
+        expect(hour).toBeGreaterThanOrEqual(9);
+        expect(hour).toBeLessThan(9.5);
+      }
+    }
+    expect(onLaunchDay / work).toBeGreaterThan(0.8);
   });
 
   it('different browsers on one device are told apart by their user agent', () => {
