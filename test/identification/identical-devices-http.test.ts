@@ -5,33 +5,19 @@
  * but a visitor ID that keeps taking storages without a token is a cluster, not one browser:
  * the office does not collapse into one ID.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Signals } from '../../src/protocol/index.js';
 import { MATCH } from '../../src/service/identification/matcher.js';
-import { identifyRequest, postIdentify } from '../helpers/identify-request.js';
-import { ENGINES, startTestService, type TestService } from '../helpers/test-service.js';
-import { liftRateLimit } from '../server-api/fixtures.js';
+import { browserVisit, servicePerTest } from '../helpers/browser-visits.js';
+import { ENGINES } from '../helpers/test-service.js';
 import { windowsChrome } from './fixtures.js';
 
 const MINUTE = 60 * 1000;
 
 describe.each(ENGINES)('identical devices over HTTP (%s)', (engine) => {
-  let t: TestService;
   let now = Date.UTC(2026, 0, 12, 9);
-
-  beforeEach(async () => {
-    t = await startTestService({ engine, clock: () => now, config: { trustProxy: true } });
-    await liftRateLimit(t);
-  });
-  afterEach(async () => {
-    await t?.close();
-  });
-
-  async function visit(signals: Signals, ip: string, token?: string) {
-    const res = await postIdentify(t.url, identifyRequest(t.keys.publicKey, { signals, ...(token ? { token } : {}) }), { headers: { 'X-Forwarded-For': ip } });
-    expect(res.status).toBe(200);
-    return res.json as { visitor_id: string; token: string };
-  }
+  const service = servicePerTest(engine, () => now);
+  const visit = (signals: Signals, ip: string, token?: string) => browserVisit(service(), signals, ip, token);
 
   it('spreads the first visits of one image over several IDs, each machine keeping its own with its token', async () => {
     const image: Signals = { ...windowsChrome(), fonts: [...windowsChrome().fonts!, 'Corporate Sans'].sort() };

@@ -4,42 +4,30 @@
  * storage back to its first ID; the Server API then shows both IDs' events under that one. And
  * a young ID whose stable signals contradict the earlier one is never relinked.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Signals } from '../../src/protocol/index.js';
 import { kyselyOf } from '../../src/service/store/index.js';
 import { setWorkspaceDeletionEnabled } from '../../src/service/store/workspaces.js';
-import { identifyRequest, postIdentify } from '../helpers/identify-request.js';
-import { ENGINES, startTestService, type TestService } from '../helpers/test-service.js';
-import { call, liftRateLimit } from '../server-api/fixtures.js';
+import { browserVisit, servicePerTest } from '../helpers/browser-visits.js';
+import { ENGINES } from '../helpers/test-service.js';
+import { call } from '../server-api/fixtures.js';
 import { windowsChrome } from './fixtures.js';
 
 const HOUR = 3600 * 1000;
 const DAY = 24 * HOUR;
 
 describe.each(ENGINES)('relinking over HTTP (%s)', (engine) => {
-  let t: TestService;
   let now = Date.UTC(2026, 0, 5, 12);
+  const service = servicePerTest(engine, () => now);
 
-  // A service of its own per test: what one test's browsers leave behind would be look-alikes
-  // of the next one's.
-  beforeEach(async () => {
-    t = await startTestService({ engine, clock: () => now, config: { trustProxy: true } });
-    await liftRateLimit(t);
-  });
-  afterEach(async () => {
-    await t?.close();
-  });
-
-  /** One identification call of a browser with `signals` from `ip`, `token` if its storage holds one. */
+  /** A browser's visit, six hours after the previous one. */
   async function visit(signals: Signals, ip: string, token?: string) {
     now += 6 * HOUR;
-    const res = await postIdentify(t.url, identifyRequest(t.keys.publicKey, { signals, ...(token ? { token } : {}) }), { headers: { 'X-Forwarded-For': ip } });
-    expect(res.status).toBe(200);
-    return res.json as { visitor_id: string; visitor_found: boolean; token: string; confidence: { score: number; comment?: string } };
+    return browserVisit(service(), signals, ip, token);
   }
 
   const eventVisitorIds = async (visitorId: string) => {
-    const res = await call(t, 'GET', `/v4/events?visitor_id=${visitorId}&start=${now - 30 * DAY}&end=${now + DAY}&limit=100`);
+    const res = await call(service(), 'GET', `/v4/events?visitor_id=${visitorId}&start=${now - 30 * DAY}&end=${now + DAY}&limit=100`);
     expect(res.status).toBe(200);
     return (res.body.events as { identification: { visitor_id: string } }[]).map((e) => e.identification.visitor_id);
   };
@@ -77,7 +65,7 @@ describe.each(ENGINES)('relinking over HTTP (%s)', (engine) => {
     expect((await visit(laptop, '100.64.99.3', young.token)).visitor_id).toBe(firstId);
 
     // The young ID is retired: no row, no keys, a link to the first ID.
-    const db = kyselyOf(t.service.ctx.store);
+    const db = kyselyOf(service().service.ctx.store);
     expect(await db.selectFrom('visitors').select('visitor_id').where('visitor_id', '=', youngId).execute()).toHaveLength(0);
     expect(await db.selectFrom('visitor_keys').select('key').where('visitor_id', '=', youngId).execute()).toHaveLength(0);
     const links = await db.selectFrom('visitor_links').selectAll().where('absorbed_id', '=', youngId).execute();
@@ -90,24 +78,24 @@ describe.each(ENGINES)('relinking over HTTP (%s)', (engine) => {
     // The young ID alone still finds its own two events.
     expect(await eventVisitorIds(youngId)).toEqual([youngId, youngId]);
     // Paging by visitor walks through the merged history.
-    const page1 = await call(t, 'GET', `/v4/events?visitor_id=${firstId}&start=${now - 30 * DAY}&end=${now + DAY}&limit=5`);
-    const page2 = await call(t, 'GET', `/v4/events?visitor_id=${firstId}&start=${now - 30 * DAY}&end=${now + DAY}&limit=5&pagination_key=${page1.body.pagination_key}`);
+    const page1 = await call(service(), 'GET', `/v4/events?visitor_id=${firstId}&start=${now - 30 * DAY}&end=${now + DAY}&limit=5`);
+    const page2 = await call(service(), 'GET', `/v4/events?visitor_id=${firstId}&start=${now - 30 * DAY}&end=${now + DAY}&limit=5&pagination_key=${page1.body.pagination_key}`);
     const paged = [...page1.body.events, ...page2.body.events] as { event_id: string; timestamp: number }[];
     expect(paged).toHaveLength(9);
     expect(new Set(paged.map((e) => e.event_id)).size).toBe(9);
     expect(paged.map((e) => e.timestamp)).toEqual([...paged.map((e) => e.timestamp)].sort((a, b) => b - a));
     // The legacy visitor history too.
-    const history = await call(t, 'GET', `/visitors/${firstId}?limit=20`);
+    const history = await call(service(), 'GET', `/visitors/${firstId}?limit=20`);
     expect(history.status).toBe(200);
     expect(history.body.visitorId).toBe(firstId);
-    const withLinked = await call(t, 'GET', `/visitors/${firstId}?request_id=${paged.find((e) => (e as unknown as { identification: { visitor_id: string } }).identification.visitor_id === youngId)!.event_id}`);
+    const withLinked = await call(service(), 'GET', `/visitors/${firstId}?request_id=${paged.find((e) => (e as unknown as { identification: { visitor_id: string } }).identification.visitor_id === youngId)!.event_id}`);
     expect(withLinked.body.visits).toHaveLength(1);
 
     // Deleting the first visitor deletes the relinked ID's recent events and the link too.
-    await setWorkspaceDeletionEnabled(t.service.ctx.store, t.workspaceId, true);
-    expect((await call(t, 'DELETE', `/v4/visitors/${firstId}`)).status).toBe(200);
+    await setWorkspaceDeletionEnabled(service().service.ctx.store, service().workspaceId, true);
+    expect((await call(service(), 'DELETE', `/v4/visitors/${firstId}`)).status).toBe(200);
     now += 10_000;
-    await t.service.jobs.runOnce();
+    await service().service.jobs.runOnce();
     expect(await eventVisitorIds(youngId)).toEqual([]);
     expect(await eventVisitorIds(firstId)).toEqual([]);
     expect(await db.selectFrom('visitor_links').selectAll().where('absorbed_id', '=', youngId).execute()).toHaveLength(0);
@@ -124,7 +112,7 @@ describe.each(ENGINES)('relinking over HTTP (%s)', (engine) => {
     now += 2 * DAY;
     const lost = await visit(laptop, carrier);
     expect(lost.visitor_id).not.toBe(firstId);
-    const db = kyselyOf(t.service.ctx.store);
+    const db = kyselyOf(service().service.ctx.store);
     const checkedAt = async () => {
       const row = await db.selectFrom('visitors').select('profile').where('visitor_id', '=', lost.visitor_id).executeTakeFirstOrThrow();
       return (JSON.parse(row.profile) as { relinkCheckedAt?: number }).relinkCheckedAt;
@@ -169,7 +157,7 @@ describe.each(ENGINES)('relinking over HTTP (%s)', (engine) => {
     const back = await visit(desk, home, young.token);
     expect(back.visitor_id).toBe(lost.visitor_id);
     expect(back.confidence.comment ?? '').not.toMatch(/relinked/);
-    const links = await kyselyOf(t.service.ctx.store).selectFrom('visitor_links').selectAll().where('absorbed_id', '=', lost.visitor_id).execute();
+    const links = await kyselyOf(service().service.ctx.store).selectFrom('visitor_links').selectAll().where('absorbed_id', '=', lost.visitor_id).execute();
     expect(links).toHaveLength(0);
   });
 });
