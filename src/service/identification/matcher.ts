@@ -354,7 +354,8 @@ export function decideWithoutToken(
   const lookalikes = scored.filter((s) => s.score >= best.score - MATCH.tieMargin);
   // A fingerprint whose drift-robust keys nobody else shares (a rare font set, rendering or
   // hardware) is unlikely to come from a browser we have not seen, and a tokenless visit soon
-  // after the candidate used its storage is no sign of another device of its kind (there is none).
+  // after the candidate used its storage is no sign of another device of its kind (there is none);
+  // not so for an ID that took a burst of storages (storageBurst): its look-alikes hide under it.
   const rare = lookalikes.length === 1 && signatureCrowding(crowding) === 1 && (crowding.x ?? 0) <= 1 && !storageBurst(best.candidate, visit.now);
   // Network evidence counts by how exclusive the network is: how many distinct visitors were
   // seen on it over time, and whether the candidate hops between blocks of one pool.
@@ -368,7 +369,8 @@ export function decideWithoutToken(
     else if (s.householdNetwork && exclusive(s)) lw += MATCH.homeNetworkBits - Math.log2(Math.max(1, (crowding.p ?? 0) + s.householdNetwork.visitors)) - MATCH.householdLinkBits;
     else if (s.sameWideNetwork) lw += MATCH.wideNetworkBits;
     else if (visit.network) lw += MATCH.otherNetworkBits;
-    // Two browsers were proven to share this visitor ID: it stands for a cluster of look-alikes.
+    // Two browsers were proven to share this visitor ID, or it took more storages in a day than
+    // one browser has: it stands for a cluster of look-alikes.
     if (s.candidate.profile.twins || storageBurst(s.candidate, visit.now)) lw += MATCH.twinnedVisitorBits;
     lw += storageLossBits(visit, s.candidate, !rare);
     lw += options.extraBits?.(s.candidate) ?? 0;
@@ -554,7 +556,7 @@ function pooled(visit: VisitContext, c: Candidate): boolean {
  */
 function storageBurst(c: Candidate, now: number): boolean {
   if (MATCH.burstJars <= 0) return false;
-  const since = now - MATCH.burstWindowHours * 3600_000;
+  const since = now - MATCH.burstWindowHours * 3_600_000;
   return (c.profile.jars ?? []).filter((j) => !j.p && j.first >= since).length >= MATCH.burstJars;
 }
 
