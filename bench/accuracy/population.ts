@@ -322,7 +322,7 @@ export function generatePopulation(options: PopulationOptions): Population {
       // Every iOS and iPadOS browser runs on WebKit.
       engine: device.os === 'ios' || device.os === 'ipados' ? 'webkit' : ENGINE_OF[kind], cohorts: [], work, oneTime,
       sessionsPerDay: work ? Math.min(3, br.logNormal(0.5, 0.6)) : Math.min(3, Math.max(0.01, br.logNormal(0.12, 1.1))),
-      arrivalDay: launchOr(work && office?.launchDay != null ? office.launchDay : null, work || br.chance(0.55) ? br.uniform(0, Math.min(14, days)) : br.uniform(0, days)),
+      arrivalDay: launchOr(work ? office?.launchDay ?? null : null, work || br.chance(0.55) ? br.uniform(0, Math.min(14, days)) : br.uniform(0, days)),
       upgradeLagDays: managed && office ? office.rolloutLagDays : browserLag(br),
       clearing, clearDays,
       reinstallDay: managed ? null : maybeDay(br, 0.015, days),
@@ -442,13 +442,18 @@ function launchOr(launchDay: number | null, drawn: number): number {
   return launchDay ?? drawn;
 }
 
+/** The morning a work browser of a launch office makes its first visit (Office.launchDay), or null. */
+export function launchMorningOf(b: SimBrowser): number | null {
+  return b.work ? b.device.managedBy?.launchDay ?? null : null;
+}
+
 function cohortsOf(b: SimBrowser): string[] {
   const d = b.device;
   const c: string[] = [d.cls === 'phone' || d.cls === 'tablet' ? 'mobile' : 'desktop'];
   if (d.managedBy) c.push('office-identical');
   if (d.managedBy?.clearOnExit) c.push('office-clear-on-exit');
   if (d.managedBy?.campus) c.push('corporate-image');
-  if (b.work && d.managedBy?.launchDay != null) c.push('office-launch');
+  if (launchMorningOf(b) !== null) c.push('office-launch');
   if (d.carrierPhone) c.push('carrier-identical');
   if (d.previousMajorUntil !== null) c.push('os-release-drift');
   if (b.clearing !== 'never') c.push('clears-storage');

@@ -7,7 +7,7 @@
  */
 import { Rng } from './prng.js';
 import { DAY_MS, SIM_START_MS } from './release-calendar.js';
-import type { SimBrowser } from './population.js';
+import { launchMorningOf, type SimBrowser } from './population.js';
 
 export interface PlannedVisit {
   browser: number;
@@ -57,7 +57,7 @@ function sessionStarts(seed: string, b: SimBrowser, days: number): number[] {
     let localHour = b.work ? r.uniform(8, 18) : r.weighted(PERSONAL_HOURS) + r.next();
     // An office's launch morning (Office.launchDay): every machine's first visit between 9:00 and
     // 9:30, and no other session of that day before it.
-    if (b.work && device.managedBy?.launchDay === Math.floor(d)) {
+    if (launchMorningOf(b) === Math.floor(d)) {
       localHour = d === b.arrivalDay ? 9 + new Rng(seed, 'launch-hour', b.index).uniform(0, 0.5) : Math.max(localHour, 9.5);
     }
     const t = SIM_START_MS + Math.floor(d) * DAY_MS + localHour * 3_600_000 + tzOffset * 60_000;
