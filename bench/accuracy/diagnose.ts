@@ -179,7 +179,7 @@ function classify(i: number, probe: Probe) {
   const ownRivals = others.filter((x) => owner.get(x.candidate.visitorId) === r.browser).length;
   const strangerRivals = others.length - ownRivals;
   const net = s.sameNetwork ? ((facts.crowding.p ?? 0) >= MATCH.sharedNetworkVisitors ? 'same shared net' : 'same net') : s.sameWideNetwork ? 'same wide net' : 'other net';
-  if (process.env.DIAG_DETAIL && distinguishable && s.sameNetwork) detail(r, probe, s, c.visitorId);
+  if (process.env.DIAG_DETAIL && distinguishable && (process.env.DIAG_DETAIL === r.condition || s.sameNetwork)) detail(r, probe, s, c.visitorId);
   const rivals = [ownRivals > 0 ? 'own younger ID' : '', strangerRivals > 0 ? 'strangers' : ''].filter(Boolean).join('+') || 'none';
   add(condition, `new: outweighed (rivals ${rivals}; ${net}) [${netKind}]`);
 }
