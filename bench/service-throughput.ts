@@ -161,7 +161,7 @@ interface StatementTime {
   usPerRequest: number;
 }
 
-const SLOWEST_STATEMENTS_SHOWN = 6;
+const SLOWEST_STATEMENTS_SHOWN = Number(process.env.BENCH_STATEMENTS_SHOWN ?? 6);
 
 /** The statements that took the most time since `before` (a copy of statementTimes), per request. */
 function slowestStatementsSince(before: Map<string, { calls: number; ms: number }>, requests: number): StatementTime[] {
