@@ -17,7 +17,7 @@ import { identificationProbe, type IdentificationFacts, type IdentificationPlan 
 import { incompatibility } from '../../src/service/identification/compatibility.js';
 import { extractFeatures, networkKeys } from '../../src/service/identification/features.js';
 import { MATCH, scoreCandidate } from '../../src/service/identification/matcher.js';
-import { explainRelink } from '../../src/service/identification/relink.js';
+import { explainRelink, silenceBits } from '../../src/service/identification/relink.js';
 import { hopsThrough, inWiderNetwork, networkPrefix, widerNetwork } from '../../src/service/identification/network.js';
 import { CANDIDATES_PER_KEY } from '../../src/service/store/visitors.js';
 import { renderVisit } from './render-visit.js';
@@ -201,6 +201,10 @@ for (const { facts, plan } of relinkProbes) {
     continue;
   }
   const verdict = explainRelink({ visit: facts.visit, young, jar: facts.token!.jar, candidates: facts.candidates, crowding: facts.crowding });
+  if (process.env.DIAG_RELINK && 'kept' in verdict && verdict.kept === 'no earlier ID singled out' && retrieved === 'original retrieved' && r.network === process.env.DIAG_RELINK) {
+    const line = facts.candidates.filter((x) => x.visitorId !== young.visitorId && incompatibility(facts.visit.features, x.profile) === null).map((x) => [x, scoreCandidate(facts.visit, x)] as const).filter(([, x]) => !x.vetoed && x.score >= MATCH.minScore).map(([c, x]) => `${c.visitorId === orig ? 'ORIG' : owner.get(c.visitorId) === r.browser ? 'own' : 'str'}:${Math.round(x.score)}${x.sameNetwork ? 'N' : x.sameWideNetwork ? 'W' : ''}${c.profile.contested ? 'c' : ''} v${c.visitCount} sil${silenceBits(c, young, facts.visit.now).toFixed(1)} last${Math.round((facts.visit.now - c.lastSeenAt) / 3.6e6)}h`).join(' ');
+    console.log(`RELINK ${r.network} young v${young.visitCount} age${Math.round((facts.visit.now - young.firstSeenAt) / 3.6e6)}h p=${facts.crowding.p} n=${facts.crowding.n} f=${facts.crowding.f} x=${facts.crowding.x} | ${line}`);
+  }
   add('relinking (young ID of the browser, not its original)', `kept: ${'kept' in verdict ? verdict.kept : 'relinked'} (${retrieved}) [${r.network}]`);
 }
 
