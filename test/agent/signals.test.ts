@@ -288,6 +288,7 @@ describe('smart-signal inputs', () => {
    * whose write and flush advance performance.now() by those times (happy-dom has no origin
    * private file system; the real one is probed in Chromium by e2e/agent/signals.test.ts).
    */
+  let roundsRun = 0;
   async function flushProbeVerdict(rounds: [number, number][] | 'refused'): Promise<unknown> {
     let now = 0;
     let round = 0;
@@ -309,6 +310,7 @@ describe('smart-signal inputs', () => {
     opfsFlushProbe();
     const verdict = await posted;
     if (rounds !== 'refused') expect(removed).toHaveLength(1); // its file is gone
+    roundsRun = round;
     return verdict;
   }
 
@@ -325,6 +327,18 @@ describe('smart-signal inputs', () => {
     // A device so fast that nothing measures: not private (a miss, never a false alarm).
     expect(await flushProbeVerdict([[0, 0], [0, 0], [0, 0], [0, 0], [0, 0]])).toBe(false);
     expect(await flushProbeVerdict('refused')).toBeUndefined();
+  });
+
+  test('incognito: the file system probe stops once three rounds agree (each write costs milliseconds in incognito)', async () => {
+    expect(await flushProbeVerdict([[1.3, 0], [0.6, 0], [0.5, 0], [0.8, 0], [0.6, 0]])).toBe(true);
+    expect(roundsRun).toBe(3);
+    expect(await flushProbeVerdict([[0.4, 0.5], [0.1, 1], [0.1, 2.3], [0, 3.9], [0.1, 0.2]])).toBe(false);
+    expect(roundsRun).toBe(3);
+    // Split votes take every round: two held up, then three in memory.
+    expect(await flushProbeVerdict([[1.3, 4], [0.6, 0], [0.5, 7], [0.8, 0], [0.6, 0]])).toBe(true);
+    expect(roundsRun).toBe(5);
+    expect(await flushProbeVerdict([[1.3, 0], [0.6, 4], [0.5, 0], [0.8, 7], [0.6, 3]])).toBe(false);
+    expect(roundsRun).toBe(5);
   });
 
   test('incognito: Safari refuses the private file system', async () => {

@@ -34,12 +34,12 @@ export const VERDICT_KEY = 'pm';
 
 /**
  * The worker's code (synchronous access handles exist only in workers), run as it starts:
- * writes and flushes one byte five times in a file of its own, removes the file, and posts
- * whether the file system lives in memory (incognito): in most rounds the flush took no
- * measurable time (browsers round performance.now() to 0.1 ms without cross-origin isolation)
- * and the write took longer. Each round votes on its own, so that one round the scheduler
- * held up (a loaded machine) cannot outweigh the others, as it could when the rounds' times
- * were summed. It posts undefined when the file system refused, then ends. Written as a
+ * writes and flushes one byte up to five times in a file of its own (it stops once three rounds
+ * agree: the others could not outvote them), posts whether the file system lives in memory
+ * (incognito), then removes the file. In memory, most rounds' flush took no measurable time
+ * (browsers round performance.now() to 0.1 ms without cross-origin isolation) and the write
+ * took longer. Each round votes on its own, so that one round the scheduler held up (a loaded
+ * machine) cannot outweigh the others, as it could when the rounds' times were summed. It posts undefined when the file system refused, then ends. Written as a
  * function so the bundler minifies it; it must not refer to anything outside itself.
  *
  * On disk a flush waits for the device; when the device is so fast that it too measures zero,
@@ -48,7 +48,8 @@ export const VERDICT_KEY = 'pm';
  * 3-9 ms; on disk flushes 0.2-26 ms, writes 0-5 ms.
  */
 export function opfsFlushProbe() {
-  const rounds = 5;
+  // Three votes of five decide: the remaining rounds could not outvote them.
+  const majority = 3;
   void (async () => {
     const name = 'tsr-' + Math.random();
     let root: FileSystemDirectoryHandle | undefined;
@@ -59,7 +60,8 @@ export function opfsFlushProbe() {
       const file = (await root.getFileHandle(name, { create: true })) as FileSystemFileHandle & { createSyncAccessHandle(): Promise<SyncAccess> };
       handle = await file.createSyncAccessHandle();
       let inMemoryRounds = 0;
-      for (let i = 0; i < rounds; i++) {
+      // Round i: i - inMemoryRounds rounds have voted for the disk.
+      for (let i = 0; inMemoryRounds < majority && i - inMemoryRounds < majority; i++) {
         const start = performance.now();
         handle.write(new Uint8Array(1), { at: i });
         const written = performance.now();
@@ -67,14 +69,15 @@ export function opfsFlushProbe() {
         const flush = performance.now() - written;
         if (flush < 0.05 && written - start > flush) inMemoryRounds++;
       }
-      inMemory = inMemoryRounds * 2 > rounds;
+      inMemory = inMemoryRounds == majority;
     } catch {
       // undefined: the source fails
     }
-    // The file goes whatever happened (best effort: it may not exist).
+    // The verdict first: the page need not wait for the clean-up (a round trip to the browser
+    // process). The file goes whatever happened (best effort: it may not exist).
+    postMessage(inMemory);
     handle?.close();
     await root?.removeEntry(name).catch(() => {});
-    postMessage(inMemory);
     close();
   })();
 }
