@@ -142,7 +142,7 @@ function classify(i: number, probe: Probe) {
     if (process.env.DIAG_FIRST && plan.kind === 'link') {
       const t = plan.visitor;
       const jars = (t.profile.jars ?? []).map((j) => `${j.p ? 'p' : ''}${Math.round((facts.visit.now - j.last) / 3.6e6)}h`).join(',');
-      console.log(`FIRST ${netKind} -> ${plan.path} visits=${t.visitCount} lastToken=${t.lastTokenAt === null ? '-' : Math.round((facts.visit.now - t.lastTokenAt) / 3.6e6) + 'h'} jars=${jars} p=${facts.crowding.p} n=${facts.crowding.n} r=${facts.crowding.r} f=${facts.crowding.f} l=${facts.crowding.l} x=${facts.crowding.x} | ${plan.confidence.comment}`);
+      console.log(`FIRST ${netKind} -> ${plan.path} visits=${t.visitCount} twins=${t.profile.twins ?? 0} lastToken=${t.lastTokenAt === null ? '-' : Math.round((facts.visit.now - t.lastTokenAt) / 3.6e6) + 'h'} jars=${jars} p=${facts.crowding.p} n=${facts.crowding.n} r=${facts.crowding.r} f=${facts.crowding.f} l=${facts.crowding.l} x=${facts.crowding.x} | ${plan.confidence.comment}`);
     }
     return;
   }
