@@ -112,6 +112,24 @@ export async function loadVisitor(store: Store, workspaceId: string, visitorId: 
 }
 
 /**
+ * The read of findCandidates, compiled once per shape (prepared-query.ts): its variant key has
+ * one letter per key, `p` for a network's `p:` key and `k` for any other (they differ only in
+ * their limits), and the keys are the values `k0`, `k1`, .... A visit has a handful of shapes
+ * (its blocking keys, then its two network keys; a household read, network keys only).
+ */
+const candidatesQuery = prepareQuery<{ key: string; visitor_id: string | null; n: number | null }>((_db, p, shape) => {
+  const parts = [...shape].map((kind, i) => {
+    const network = kind === 'p';
+    const matching = sql`FROM "visitor_keys" WHERE "workspace_id" = ${p('workspaceId')} AND "key" = ${p(`k${i}`)}`;
+    // Literal limits: with bound ones SQLite ran this statement about 2.5 times slower (150-217
+    // against 61 µs for a visit's seven keys on the accuracy simulation's database).
+    return sql`SELECT * FROM (SELECT "key", "visitor_id", CAST(NULL AS bigint) AS "n" ${matching} ORDER BY "last_seen_at" DESC LIMIT ${sql.lit(network ? NETWORK_VISITORS_LISTED : CANDIDATES_PER_KEY)}) AS ${sql.raw(`v${i}`)}
+      UNION ALL SELECT ${p(`k${i}`)}, NULL, count(*) FROM (SELECT 1 ${matching} LIMIT ${sql.lit(network ? NETWORK_COUNT_LIMIT : KEY_COUNT_LIMIT)}) AS ${sql.raw(`c${i}`)}`;
+  });
+  return sql`${sql.join(parts, sql` UNION ALL `)}`;
+});
+
+/**
  * The most recently seen visitors of each blocking key (at most CANDIDATES_PER_KEY each), and
  * how many visitors each key kind has (up to KEY_COUNT_LIMIT per key, NETWORK_COUNT_LIMIT for
  * the network's `p:` key). Two queries: keys (one UNION ALL), then profiles. Each key's count
@@ -122,17 +140,11 @@ export async function findCandidates(
   workspaceId: string,
   keys: readonly string[],
 ): Promise<CandidateRead & { visitorsPerKey: Record<string, number> }> {
-  const { db } = internalsOf(store);
   if (keys.length === 0) return { candidates: [], crowding: {}, networkVisitors: [], visitorsPerKey: {} };
-  const parts = keys.map((key, i) => {
-    const network = key.startsWith('p:');
-    const matching = sql`FROM "visitor_keys" WHERE "workspace_id" = ${workspaceId} AND "key" = ${key}`;
-    // Literal limits: with bound ones SQLite ran this statement about 2.5 times slower (150-217
-    // against 61 µs for a visit's seven keys on the accuracy simulation's database).
-    return sql`SELECT * FROM (SELECT "key", "visitor_id", CAST(NULL AS bigint) AS "n" ${matching} ORDER BY "last_seen_at" DESC LIMIT ${sql.lit(network ? NETWORK_VISITORS_LISTED : CANDIDATES_PER_KEY)}) AS ${sql.raw(`v${i}`)}
-      UNION ALL SELECT ${key}, NULL, count(*) FROM (SELECT 1 ${matching} LIMIT ${sql.lit(network ? NETWORK_COUNT_LIMIT : KEY_COUNT_LIMIT)}) AS ${sql.raw(`c${i}`)}`;
-  });
-  const { rows } = await sql<{ key: string; visitor_id: string | null; n: number | null }>`${sql.join(parts, sql` UNION ALL `)}`.execute(db);
+  const values: Record<string, string> = { workspaceId };
+  keys.forEach((key, i) => (values[`k${i}`] = key));
+  const shape = keys.map((key) => (key.startsWith('p:') ? 'p' : 'k')).join('');
+  const rows = await candidatesQuery(store, values, { key: shape, named: true });
   const crowding: KeyCrowding = {};
   const visitorsPerKey: Record<string, number> = {};
   const networkVisitors: string[] = [];
@@ -151,15 +163,20 @@ export async function findCandidates(
   return { candidates: await loadVisitors(store, workspaceId, [...ids]), crowding, networkVisitors, visitorsPerKey };
 }
 
+// Any number of visitors in one text: their IDs come as one JSON array (keyList), whose
+// reading differs by engine, the variant's key.
+const loadVisitorsQuery = prepareQuery<VisitorRow>((db, p, engine) =>
+  db
+    .selectFrom('visitors')
+    .select(VISITOR_COLUMNS)
+    .where('workspace_id', '=', p('workspaceId'))
+    .where(sql<boolean>`visitor_id in (${keyList(engine as Engine, p, 'visitorIds')})`),
+);
+
 /** These visitors (those that exist), in one statement; none read for an empty list. */
 export async function loadVisitors(store: Store, workspaceId: string, visitorIds: readonly string[]): Promise<VisitorRecord[]> {
   if (visitorIds.length === 0) return [];
-  const rows = await internalsOf(store)
-    .db.selectFrom('visitors')
-    .select(VISITOR_COLUMNS)
-    .where('workspace_id', '=', workspaceId)
-    .where('visitor_id', 'in', visitorIds)
-    .execute();
+  const rows = await loadVisitorsQuery(store, { workspaceId, visitorIds: JSON.stringify(visitorIds) }, { key: store.engine, named: true });
   return rows.map(toRecord);
 }
 
