@@ -11,7 +11,9 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { minify } from 'terser';
 import { writeBenchOutput } from './bench-output.js';
 
-const TARGET_GZIP = 10 * 1024;
+/** The performance issue's target: every signal in at most 8 KB gzipped. */
+const TARGET_GZIP = 8 * 1024;
+/** What test/agent/build-size.test.ts allows before CI fails. */
 const CI_LIMIT_GZIP = 12 * 1024;
 
 const peerDir = join(dirname(createRequire(import.meta.url).resolve('@fingerprintjs/fingerprintjs/package.json')), 'dist');
