@@ -193,6 +193,18 @@ for (const { facts, plan } of relinkProbes) {
   const r = records[visitAt.get(facts.visit.now)!]!;
   const young = facts.token!.visitor;
   const orig = original.get(r.browser);
+  if (young.visitorId === orig && plan.kind === 'relink') {
+    // The storage kept its first ID, which relinking moved: to another browser's ID, always.
+    add('relinking (the browser\'s original ID, moved)', `relinked to another browser's ID [${r.network}]`);
+    if (process.env.DIAG_RELINK_WRONG) {
+      const target = plan.visitor;
+      const line = facts.candidates.filter((x) => x.visitorId !== young.visitorId && incompatibility(facts.visit.features, x.profile) === null).map((x) => [x, scoreCandidate(facts.visit, x)] as const).filter(([, x]) => !x.vetoed && x.score >= MATCH.minScore).map(([c, x]) => `${c.visitorId === target.visitorId ? 'TARGET' : owner.get(c.visitorId) === owner.get(target.visitorId) ? 'tgt-own' : 'str'}:${Math.round(x.score)}${x.sameNetwork ? 'N' : ''}${c.profile.contested ? 'c' : ''} v${c.visitCount} sil${silenceBits(c, young, facts.visit.now).toFixed(1)} first${Math.round((facts.visit.now - c.firstSeenAt) / 3.6e6)}h last${Math.round((facts.visit.now - c.lastSeenAt) / 3.6e6)}h`).join(' ');
+      const targetBrowser = owner.get(target.visitorId)!;
+      const targetLater = records.filter((x) => x.browser === targetBrowser && x.t > facts.visit.now).length;
+      console.log(`WRONG ${r.network} young v${young.visitCount} age${Math.round((facts.visit.now - young.firstSeenAt) / 3.6e6)}h p=${facts.crowding.p} n=${facts.crowding.n} target's browser visits later: ${targetLater} | ${line}`);
+    }
+    continue;
+  }
   if (young.visitorId === orig || owner.get(young.visitorId) !== r.browser) continue;
   const retrieved = facts.candidates.some((c) => c.visitorId === orig) ? 'original retrieved' : 'original not retrieved';
   if (retrieved === 'original not retrieved') add('relinking: where the original not retrieved was seen', whereOriginalWasSeen(orig!, facts.visit.network, r.network));
