@@ -39,8 +39,9 @@ export const VERDICT_KEY = 'pm';
  * (incognito), then removes the file. In memory, most rounds' flush took no measurable time
  * (browsers round performance.now() to 0.1 ms without cross-origin isolation) and the write
  * took longer. Each round votes on its own, so that one round the scheduler held up (a loaded
- * machine) cannot outweigh the others, as it could when the rounds' times were summed. It posts undefined when the file system refused, then ends. Written as a
- * function so the bundler minifies it; it must not refer to anything outside itself.
+ * machine) cannot outweigh the others, as it could when the rounds' times were summed. It posts
+ * undefined when the file system refused, then ends. Written as a function so the bundler
+ * minifies it; it must not refer to anything outside itself.
  *
  * On disk a flush waits for the device; when the device is so fast that it too measures zero,
  * the writes do as well and the rounds vote "not private" (a miss, never a false alarm from
