@@ -5,8 +5,9 @@
  * depends on the dialect) with a marker in place of each parameter; every call then only binds
  * the values and executes.
  *
- * Only for statements whose SQL text does not depend on the values: no IN lists, no
- * multi-row inserts, no optional clauses.
+ * Only for statements whose SQL text does not depend on the values: a list goes in as one JSON
+ * array (visitors.ts `keyList`), and a text that depends on a bounded shape (how many keys, which
+ * partitions) is a variant of its own; no multi-row inserts, no optional clauses.
  */
 import type { CompiledQuery, Kysely } from 'kysely';
 import { internalsOf, type CompiledPrepared, type Store } from './handle.js';
