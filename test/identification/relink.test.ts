@@ -162,6 +162,26 @@ describe('relinking', () => {
     expect(decideIdentification(facts({ token: y, candidates: [withPrivate, y] })).kind).toBe('relink');
   });
 
+  it("keeps the token when the earlier ID's browser may live on as another ID, in use since the young ID appeared", () => {
+    const y = young();
+    // The earlier browser's own storage loss on day 11: a new ID, seen elsewhere until day 13.5.
+    const livesOn = visitor({
+      id: 'SuccessorVisitor0000', signals: [laptop()], nets: ['v4:203.0.113'], first: 11 * DAY, last: 13.5 * DAY, visits: 3,
+      jars: [{ i: 'succjar000', first: 11 * DAY, last: 13.5 * DAY }], contested: true,
+    });
+    const f = facts({ token: y, candidates: [earlier(), livesOn, y] });
+    expect(explainRelink({ visit: f.visit, young: y, jar: 'newjar0000', candidates: f.candidates, crowding: f.crowding })).toEqual({ kept: "target's browser may live on as another ID" });
+    expectKept(f);
+    // Out of use before the young ID appeared, it explains nothing.
+    const ended = visitor({ id: 'SuccessorVisitor0000', signals: [laptop()], nets: ['v4:203.0.113'], first: 11 * DAY, last: 11.5 * DAY, visits: 2, jars: [{ i: 'succjar000', first: 11 * DAY, last: 11.5 * DAY }], contested: true });
+    expect(decideIdentification(facts({ token: y, candidates: [earlier(), ended, y] })).kind).toBe('relink');
+    // Nor does a private window's ID of the earlier browser: it lives beside the normal storage.
+    const privateWindow = visitor({ id: 'SuccessorVisitor0000', signals: [laptop()], nets: ['v4:203.0.113'], first: 11 * DAY, last: 13.5 * DAY, visits: 3, jars: [{ i: 'succjar000', first: 11 * DAY, last: 13.5 * DAY, p: 1 }], contested: true });
+    expect(decideIdentification(facts({ token: y, candidates: [earlier(), privateWindow, y] })).kind).toBe('relink');
+    MATCH.relinkLivesOn = 0;
+    expect(decideIdentification(f).kind).toBe('relink');
+  });
+
   it('moves only to an earlier ID', () => {
     const y = young();
     expectKept(facts({ token: y, candidates: [earlier({ first: 12.1 * DAY }), y] }));

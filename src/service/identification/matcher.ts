@@ -189,6 +189,11 @@ export const MATCH = {
    * simulated browsers never stop, so it cannot tell).
    */
   relinkSilenceMaxBits: 4,
+  /**
+   * Relinking, 1 on, 0 off: no relink to an earlier ID whose browser may live on as another ID
+   * (a successor() of it, in use since the young ID appeared).
+   */
+  relinkLivesOn: 1,
   /** Relinking: the prior of a visitor's rate of visits, one per this many days (expectedVisits()). */
   relinkPriorVisitDays: 7,
   /**

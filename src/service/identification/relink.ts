@@ -36,7 +36,7 @@
  */
 import { incompatibility, profileIncompatibility } from './compatibility.js';
 import { lookupKeys } from './features.js';
-import { decideWithoutToken, expectedVisits, MATCH, missedVisits, type Candidate, type KeyCrowding, type MatchPath, type VisitContext } from './matcher.js';
+import { decideWithoutToken, expectedVisits, MATCH, missedVisits, successor, type Candidate, type KeyCrowding, type MatchPath, type VisitContext } from './matcher.js';
 import { keysChanged } from '../store/visitors.js';
 import { hopsThrough } from './network.js';
 import type { VisitorProfile } from './profile.js';
@@ -137,6 +137,13 @@ export function explainRelink<V extends RelinkVisitor>(f: RelinkFacts<V>): Relin
   if (!storageEndedBy(target, young.firstSeenAt)) return { kept: "target's storage still in use" };
   if (missedVisits(target, visit.now - young.firstSeenAt) < MATCH.relinkQuietVisits) return { kept: 'target not quiet' };
   if (profileIncompatibility(young.profile, target.profile) !== null) return { kept: 'profiles incompatible' };
+  // The target's silence is explained when its browser may live on as another ID whose storage
+  // was in use since the young ID appeared (a private window's does not count: it lives beside
+  // the normal storage): then the young ID is more likely a browser of its own.
+  const inUseSince = (c: RelinkVisitor) => (c.profile.jars ?? []).some((j) => !j.p && !j.x && j.last > young.firstSeenAt);
+  if (MATCH.relinkLivesOn > 0 && others.some((c) => c !== target && inUseSince(c) && successor(c, target, visit.now))) {
+    return { kept: "target's browser may live on as another ID" };
+  }
   return {
     target,
     path: decision.path,
