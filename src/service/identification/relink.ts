@@ -30,6 +30,9 @@
  *   of visits, to come back (MATCH.relinkQuietVisits): an identical device of the same home
  *   that simply has not visited lately is not taken for this browser. An ID seen once has no
  *   rate, so it is never a target;
+ * - not be explained away: no other look-alike ID that may be its browser after a storage loss
+ *   of its own (successor() in matcher.ts) had its storage in use since the young ID appeared;
+ *   the earlier browser then lives on there, and the young ID is as likely another device;
  * - be compatible in every stable hardware and OS signal with the visit and with every value
  *   the young ID has shown (compatibility.ts); the visit must be compatible with the young ID
  *   too (a token copied to another device says nothing about the browser behind it).
