@@ -175,7 +175,7 @@ function classify(i: number, probe: Probe) {
     add(condition, `new: original below minScore (${Math.round(s.score)})`);
     return;
   }
-  const others = facts.candidates.filter((x) => x !== c && incompatibility(facts.visit.features, x.profile) === null).map((x) => scoreCandidate(facts.visit, x)).filter((x) => !x.vetoed && x.score >= MATCH.minScore);
+  const others = weighedCandidates(facts, c.visitorId);
   const ownRivals = others.filter((x) => owner.get(x.candidate.visitorId) === r.browser).length;
   const strangerRivals = others.length - ownRivals;
   const net = s.sameNetwork ? ((facts.crowding.p ?? 0) >= MATCH.sharedNetworkVisitors ? 'same shared net' : 'same net') : s.sameWideNetwork ? 'same wide net' : 'other net';
@@ -198,7 +198,7 @@ for (const { facts, plan } of relinkProbes) {
     add('relinking (the browser\'s original ID, moved)', `relinked to another browser's ID [${r.network}]`);
     if (process.env.DIAG_RELINK_WRONG) {
       const target = plan.visitor;
-      const line = facts.candidates.filter((x) => x.visitorId !== young.visitorId && incompatibility(facts.visit.features, x.profile) === null).map((x) => [x, scoreCandidate(facts.visit, x)] as const).filter(([, x]) => !x.vetoed && x.score >= MATCH.minScore).map(([c, x]) => `${c.visitorId === target.visitorId ? 'TARGET' : owner.get(c.visitorId) === owner.get(target.visitorId) ? 'tgt-own' : 'str'}:${Math.round(x.score)}${x.sameNetwork ? 'N' : ''}${c.profile.contested ? 'c' : ''} v${c.visitCount} sil${silenceBits(c, young, facts.visit.now).toFixed(1)} first${Math.round((facts.visit.now - c.firstSeenAt) / 3.6e6)}h last${Math.round((facts.visit.now - c.lastSeenAt) / 3.6e6)}h`).join(' ');
+      const line = weighedCandidates(facts, young.visitorId).map((x) => { const c = x.candidate; return `${c.visitorId === target.visitorId ? 'TARGET' : owner.get(c.visitorId) === owner.get(target.visitorId) ? 'tgt-own' : 'str'}:${Math.round(x.score)}${x.sameNetwork ? 'N' : ''}${c.profile.contested ? 'c' : ''} v${c.visitCount} sil${silenceBits(c, young, facts.visit.now).toFixed(1)} first${Math.round((facts.visit.now - c.firstSeenAt) / 3.6e6)}h last${Math.round((facts.visit.now - c.lastSeenAt) / 3.6e6)}h`; }).join(' ');
       const targetBrowser = owner.get(target.visitorId)!;
       const targetLater = records.filter((x) => x.browser === targetBrowser && x.t > facts.visit.now).length;
       console.log(`WRONG ${r.network} young v${young.visitCount} age${Math.round((facts.visit.now - young.firstSeenAt) / 3.6e6)}h p=${facts.crowding.p} n=${facts.crowding.n} target's browser visits later: ${targetLater} | ${line}`);
@@ -214,7 +214,7 @@ for (const { facts, plan } of relinkProbes) {
   }
   const verdict = explainRelink({ visit: facts.visit, young, jar: facts.token!.jar, candidates: facts.candidates, crowding: facts.crowding });
   if (process.env.DIAG_RELINK && 'kept' in verdict && verdict.kept === 'no earlier ID singled out' && retrieved === 'original retrieved' && r.network === process.env.DIAG_RELINK) {
-    const line = facts.candidates.filter((x) => x.visitorId !== young.visitorId && incompatibility(facts.visit.features, x.profile) === null).map((x) => [x, scoreCandidate(facts.visit, x)] as const).filter(([, x]) => !x.vetoed && x.score >= MATCH.minScore).map(([c, x]) => `${c.visitorId === orig ? 'ORIG' : owner.get(c.visitorId) === r.browser ? 'own' : 'str'}:${Math.round(x.score)}${x.sameNetwork ? 'N' : x.sameWideNetwork ? 'W' : ''}${c.profile.contested ? 'c' : ''} v${c.visitCount} sil${silenceBits(c, young, facts.visit.now).toFixed(1)} last${Math.round((facts.visit.now - c.lastSeenAt) / 3.6e6)}h`).join(' ');
+    const line = weighedCandidates(facts, young.visitorId).map((x) => { const c = x.candidate; return `${c.visitorId === orig ? 'ORIG' : owner.get(c.visitorId) === r.browser ? 'own' : 'str'}:${Math.round(x.score)}${x.sameNetwork ? 'N' : x.sameWideNetwork ? 'W' : ''}${c.profile.contested ? 'c' : ''} v${c.visitCount} sil${silenceBits(c, young, facts.visit.now).toFixed(1)} last${Math.round((facts.visit.now - c.lastSeenAt) / 3.6e6)}h`; }).join(' ');
     console.log(`RELINK ${r.network} young v${young.visitCount} age${Math.round((facts.visit.now - young.firstSeenAt) / 3.6e6)}h p=${facts.crowding.p} n=${facts.crowding.n} f=${facts.crowding.f} x=${facts.crowding.x} | ${line}`);
   }
   add('relinking (young ID of the browser, not its original)', `kept: ${'kept' in verdict ? verdict.kept : 'relinked'} (${retrieved}) [${r.network}]`);
@@ -226,9 +226,17 @@ for (const [condition, m] of counts) {
   for (const [what, n] of [...m].sort((a, b) => b[1] - a[1])) console.log(`${String(n).padStart(6)}  ${((100 * n) / total).toFixed(1).padStart(5)}%  ${what}`);
 }
 
+/** The candidates a tokenless decision weighs (compatible, not vetoed, above the minimum score), scored; `except` left out. */
+function weighedCandidates(facts: IdentificationFacts, except?: string): ReturnType<typeof scoreCandidate>[] {
+  return facts.candidates
+    .filter((x) => x.visitorId !== except && incompatibility(facts.visit.features, x.profile) === null)
+    .map((x) => scoreCandidate(facts.visit, x))
+    .filter((x) => !x.vetoed && x.score >= MATCH.minScore);
+}
+
 function detail(r: (typeof records)[number], probe: Probe, s: ReturnType<typeof scoreCandidate>, orig: string) {
   const { facts } = probe;
-  const all = facts.candidates.filter((x) => incompatibility(facts.visit.features, x.profile) === null).map((x) => scoreCandidate(facts.visit, x)).filter((x) => !x.vetoed && x.score >= MATCH.minScore);
+  const all = weighedCandidates(facts);
   const line = all.map((x) => `${x.candidate.visitorId === orig ? 'ORIG' : owner.get(x.candidate.visitorId) === r.browser ? 'own' : 'str'}:${Math.round(x.score)}${x.sameNetwork ? 'N' : x.sameWideNetwork ? 'W' : ''}${facts.visit.network !== null && hopsThrough(facts.visit.network, x.candidate.profile.nets, MATCH.poolNetworks) ? 'P' : ''}${x.candidate.profile.contested ? 'c' : ''}${x.candidate.profile.twins ? 't' : ''} v${(x.candidate as { visitCount?: number }).visitCount}`).join(' ');
   console.log(`DETAIL ${r.condition} ${r.network} p=${facts.crowding.p} n=${facts.crowding.n} r=${facts.crowding.r} f=${facts.crowding.f} l=${facts.crowding.l} x=${facts.crowding.x} h=${facts.crowding.h} | ${line} | ${probe.plan.confidence.comment ?? ''}`);
   void s;

@@ -163,20 +163,22 @@ export async function findCandidates(
   return { candidates: await loadVisitors(store, workspaceId, [...ids]), crowding, networkVisitors, visitorsPerKey };
 }
 
-// Any number of visitors in one text: their IDs come as one JSON array (keyList), whose
-// reading differs by engine, the variant's key.
-const loadVisitorsQuery = prepareQuery<VisitorRow>((db, p, engine) =>
-  db
-    .selectFrom('visitors')
-    .select(VISITOR_COLUMNS)
-    .where('workspace_id', '=', p('workspaceId'))
-    .where(sql<boolean>`visitor_id in (${keyList(engine as Engine, p, 'visitorIds')})`),
-);
+// Any number of visitors in one text: their IDs come as one JSON array (keyList), read as
+// each engine reads JSON.
+const loadVisitorsOn = (engine: Engine) =>
+  prepareQuery<VisitorRow>((db, p) =>
+    db
+      .selectFrom('visitors')
+      .select(VISITOR_COLUMNS)
+      .where('workspace_id', '=', p('workspaceId'))
+      .where(sql<boolean>`visitor_id in (${keyList(engine, p, 'visitorIds')})`),
+  );
+const loadVisitorsQuery = { sqlite: loadVisitorsOn('sqlite'), postgres: loadVisitorsOn('postgres') };
 
 /** These visitors (those that exist), in one statement; none read for an empty list. */
 export async function loadVisitors(store: Store, workspaceId: string, visitorIds: readonly string[]): Promise<VisitorRecord[]> {
   if (visitorIds.length === 0) return [];
-  const rows = await loadVisitorsQuery(store, { workspaceId, visitorIds: JSON.stringify(visitorIds) }, { key: store.engine, named: true });
+  const rows = await loadVisitorsQuery[store.engine](store, { workspaceId, visitorIds: JSON.stringify(visitorIds) });
   return rows.map(toRecord);
 }
 
