@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { SimBrowser } from '../../bench/accuracy/population.js';
 import { indexStream } from '../../bench/accuracy/metrics.js';
-import { clusterBucket, fingerprintTwins, relinkFigures, segmentsOfBrowsers } from '../../bench/accuracy/report.js';
+import type { AccuracyMetrics } from '../../bench/accuracy/metrics.js';
+import { accuracyGoals, clusterBucket, fingerprintTwins, relinkFigures, segmentsOfBrowsers, type SegmentRow } from '../../bench/accuracy/report.js';
 import type { SimulationResult, VisitRecord } from '../../bench/accuracy/simulate.js';
 
 const record = (browser: number, exactId: string, over: Partial<VisitRecord> = {}): VisitRecord => ({
@@ -42,5 +43,26 @@ describe('accuracy report', () => {
     ];
     const index = indexStream(records.map((r) => ({ browser: r.browser, t: r.t, id: r.serviceId, condition: r.condition })));
     expect(relinkFigures(records, index, 5)).toEqual({ relinks: 2, toOriginal: 1, toForeign: 1, visits: 3, gained: 2, lost: 1, netPoints: 20, mergedIds: 1 });
+  });
+
+  it("judges issue 17's goals on the service's figures", () => {
+    const service = {
+      reidentificationRate: 0.8, mergedIdShare: 0.001, mergedIds: 10,
+      byCondition: { 'storage-lost': { visits: 10, reidentified: 5, rate: 0.5 }, private: { visits: 10, reidentified: 7, rate: 0.7 } },
+    } as unknown as AccuracyMetrics;
+    const segment = (value: string, browsers: number, deltaPoints: number) =>
+      ({ dimension: 'network', value, browsers, deltaPoints, service: { reidentificationRate: 0, foreignVisitShare: 0 }, cookieOnly: { reidentificationRate: 0 } }) as SegmentRow;
+    const goals = accuracyGoals(service, [segment('home', 100, 0), segment('roaming', 19, -3)], { worstGapPoints: 5, judgedBins: 6 });
+    expect(goals.map((g) => [g.value, g.met])).toEqual([
+      ['80.00%', true],
+      ['50.00%', true],
+      ['70.00%', false],
+      ['0.100% (10)', false],
+      // The segment of 19 browsers is shown in the report but not judged.
+      ['worst 0.00 points (network home)', true],
+      ['worst 5.00 points over 6 bins', true],
+    ]);
+    const without = accuracyGoals({ ...service, byCondition: {} }, [segment('home', 100, -0.01)], { worstGapPoints: null, judgedBins: 0 });
+    expect(without.map((g) => g.met)).toEqual([true, false, false, false, false, false]);
   });
 });
