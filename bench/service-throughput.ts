@@ -470,7 +470,8 @@ async function runWorkers(buildPayloads: (publicKey: string) => ReturnType<typeo
       for (const file of [MASTER_KEY_FILE, TOKEN_SECRET_FILE]) copyFileSync(join(seeded.config.dataDir!, file), join(dataDir, file));
       // BENCH_CPU_PROFILE: V8's profiler in the command's processes too, written as each exits.
       const profiling = process.env.BENCH_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`] : [];
-      const child = spawn(process.execPath, [...profiling, CLI, 'start', '--workers', String(workers), '--port', '0', '--json', '--log-level', 'warn',
+      // At the default log level, as it runs in production: one access line per request.
+      const child = spawn(process.execPath, [...profiling, CLI, 'start', '--workers', String(workers), '--port', '0', '--json',
         '--trust-proxy', '--no-demo', '--retention-days', '3650', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
       const exited = new Promise((resolve) => child.on('close', resolve));
       try {
@@ -615,7 +616,7 @@ async function main(): Promise<void> {
       ? [
           '',
           `\`tessera start --workers N\` rows: the command in its own processes (a primary and N workers; for N = 1 the one process) on a copy of the same seeded SQLite database, ` +
-            `with the wall clock (the seeded events lie outside the velocity windows), loaded one after the other, alternating; CPU per request counts the primary and its workers (/proc). ` +
+            `at the default log level (one access line per request, read by the benchmark), with the wall clock (the seeded events lie outside the velocity windows), loaded one after the other, alternating; CPU per request counts the primary and its workers (/proc). ` +
             `${workerRows.join('; ')}, with ${availableParallelism()} cores for the workers, the primary and the load generator together.`,
         ]
       : []),

@@ -1,6 +1,7 @@
 /**
- * Structured logs over real requests: secrets sent in `Authorization`, `Auth-API-Key` and the
- * `api_key` query parameter never reach a log line, and every 5xx logs exactly one error line
+ * Structured logs over real requests: one access line per request; secrets sent in
+ * `Authorization`, `Auth-API-Key` and the `api_key` query parameter never reach a log line, and
+ * every 5xx logs exactly one error line
  * whose request id the response carries in `X-Request-Id` (the proxy's id behind a trusted proxy).
  */
 import { sql } from 'kysely';
@@ -38,10 +39,25 @@ describe.each(ENGINES)('logs (%s)', (engine) => {
     await fetch(`${t.url}/visitors/${identified.json.visitor_id}?api_key=${secretKey}`);
     await fetch(`${t.url}/events/search?api_key=${managementKey}&limit=1`);
     await fetch(`${t.url}/v4/events?limit=1`, { headers: { Authorization: `Bearer ${managementKey}` } });
-    expect(logs.lines.length).toBeGreaterThan(10);
+    // One access line per request, the secret query parameter's value replaced.
+    const access = logs.records().filter((r) => r.msg === 'request completed');
+    expect(access).toHaveLength(7);
+    expect(access.map((r) => (r.req as { url: string }).url)).toContain(`/visitors/${identified.json.visitor_id}?api_key=%5BRedacted%5D`);
     for (const secret of [secretKey, managementKey, identified.json.token as string]) {
       expect(logs.lines.filter((line) => line.includes(secret))).toEqual([]);
     }
+  });
+
+  it('writes one access line per request: request id, method, URL, client address, status and response time', async () => {
+    const { t, logs } = await start(engine);
+    const response = await fetch(`${t.url}/v4/events?limit=1`, { headers: { Authorization: `Bearer ${t.keys.secretKey}` } });
+    expect(response.status).toBe(200);
+    const access = logs.records().filter((r) => (r.req as { url?: string } | undefined)?.url === '/v4/events?limit=1');
+    expect(access).toHaveLength(1);
+    expect(access[0]).toMatchObject({ level: 30, msg: 'request completed', req: { method: 'GET', remoteAddress: '127.0.0.1' }, res: { statusCode: 200 } });
+    expect(access[0]!.responseTime).toBeGreaterThan(0);
+    // Every line of the request carries its id (here: that one line).
+    expect(logs.records().filter((r) => r.reqId === access[0]!.reqId)).toHaveLength(1);
   });
 
   it('logs each 5xx once, with the request id the response carries (ingestion, v4, v3)', async () => {
