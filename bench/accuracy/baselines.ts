@@ -9,6 +9,8 @@
  * - distinguishability limit: an oracle that knows which browser made every visit, but, like
  *   any identifier once storage is gone, refuses to tell apart browsers that look identical
  *   from the same network (see oracleVisitorIds).
+ * - attainable limit: the same oracle, judging ambiguity across networks as an identifier sees
+ *   it (see attainableVisitorIds).
  */
 import { createHash } from 'node:crypto';
 import type { Signals } from '../../src/protocol/index.js';
@@ -29,6 +31,21 @@ export function exactHashVisitorId(signals: Signals): string {
   return `h:${createHash('sha256').update(canonicalJson(signals)).digest('hex').slice(0, 20)}`;
 }
 
+/**
+ * What the attainable limit compares between browsers (hashes like exactHashVisitorId):
+ * - `device`: the signals without what a visit's moment sets rather than the device (the
+ *   private-window flag, the light or dark colour scheme);
+ * - `stable`: also without the components that anti-fingerprinting noise randomises (Brave's
+ *   farbling, Safari's and Firefox's private windows), what stays comparable on a noisy visit.
+ */
+export function comparableSignalIds(signals: Signals): { device: string; stable: string } {
+  const { incognito: _incognito, color_scheme: _scheme, ...device } = signals;
+  const { canvas, webgl, audio: _audio, hardware_concurrency: _cores, ...rest } = device;
+  const stable = { ...rest, canvas: canvas && { winding: canvas.winding }, webgl: webgl && { ...webgl, params: undefined } };
+  const hash = (value: unknown) => createHash('sha256').update(canonicalJson(value)).digest('hex').slice(0, 20);
+  return { device: `d:${hash(device)}`, stable: `s:${hash(stable)}` };
+}
+
 /** The storage jar is the cookie: its first visit mints the ID, its later visits read it back. */
 export function cookieOnlyVisitorId(jar: string): string {
   return `c:${jar}`;
@@ -44,6 +61,14 @@ export interface OracleVisit {
   exactId: string;
   /** The client network (/24 or /64), or null. */
   network: string | null;
+}
+
+/** What the attainable limit sees of a visit besides what the oracle does. */
+export interface AttainableVisit extends OracleVisit {
+  /** comparableSignalIds() of the visit's signals. */
+  signalIds: { device: string; stable: string };
+  /** The visit's signals carry anti-fingerprinting noise: only its stable signals compare. */
+  noisy: boolean;
 }
 
 /** Identical signals from the same network this recently make two browsers indistinguishable. */
@@ -75,6 +100,52 @@ export function oracleVisitorIds(visits: readonly OracleVisit[]): string[] {
     }
     others.set(v.browser, v.t);
     lastSeen.set(look, others);
+    return id;
+  });
+}
+
+/**
+ * The attainable limit: the oracle above, with ambiguity judged across networks, as any
+ * identifier sees it (a carrier NAT or a new home network says nothing about which of several
+ * identical phones this is). A visit whose storage still holds a token keeps that token's ID; a
+ * visit without one gets its browser's original ID only when its signals (comparableSignalIds:
+ * the device's, or its stable ones on a noisy visit) set it apart:
+ * - no other browser sent the same signals within ORACLE_WINDOW_MS, on any network, or
+ * - its browser was seen on this network within that window, and none of those browsers was.
+ * Otherwise it gets a new ID, which its storage then keeps. Still an upper bound: it knows the
+ * browser behind every visit, so drift, releases and near-identical signals never mislead it.
+ */
+export function attainableVisitorIds(visits: readonly AttainableVisit[]): string[] {
+  const idOfJar = new Map<string, string>();
+  const original = new Map<number, string>();
+  // Last visit time per browser, by signals (device or stable), alone or with the network.
+  const lastSeen = new Map<string, Map<number, number>>();
+  const seenOn = new Map<string, number>();
+  let minted = 0;
+  const recentOthers = (key: string, v: AttainableVisit) =>
+    [...(lastSeen.get(key) ?? [])].some(([b, t]) => b !== v.browser && v.t - t <= ORACLE_WINDOW_MS);
+  const note = (key: string, v: AttainableVisit) => {
+    const browsers = lastSeen.get(key) ?? new Map<number, number>();
+    browsers.set(v.browser, v.t);
+    lastSeen.set(key, browsers);
+  };
+  return visits.map((v) => {
+    const net = v.network ?? '';
+    const look = v.noisy ? v.signalIds.stable : v.signalIds.device;
+    let id = idOfJar.get(v.jar);
+    if (id === undefined) {
+      const own = original.get(v.browser);
+      const seenHere = v.t - (seenOn.get(`${v.browser}|${net}`) ?? -Infinity) <= ORACLE_WINDOW_MS;
+      const apart = !recentOthers(look, v) || (v.network !== null && seenHere && !recentOthers(`${look}|${net}`, v));
+      id = own !== undefined && apart ? own : `a:${minted++}`;
+      if (own === undefined) original.set(v.browser, id);
+      idOfJar.set(v.jar, id);
+    }
+    for (const key of [v.signalIds.device, v.signalIds.stable]) {
+      note(key, v);
+      note(`${key}|${net}`, v);
+    }
+    seenOn.set(`${v.browser}|${net}`, v.t);
     return id;
   });
 }

@@ -21,6 +21,8 @@ import { sessionNetwork, type NetworkKind } from './network.js';
 export interface RenderedVisit {
   signals: Signals;
   signalErrors?: Partial<Record<SignalName, string>>;
+  /** Anti-fingerprinting noise in the signals: Brave's farbling, a Safari or Firefox private window. */
+  noisy: boolean;
   ip: string;
   network: NetworkKind;
   userAgentHeader: string;
@@ -210,6 +212,7 @@ export function renderVisit(seed: string, b: SimBrowser, visit: PlannedVisit): R
   // Anti-fingerprinting noise: Brave farbles per browser run (≈ per day of use), Safari private
   // browsing (Advanced Fingerprinting Protection) and Firefox private windows (fingerprinting
   // protection) randomise canvas (Safari also audio) per private session.
+  const noisy = b.kind === 'brave' || (visit.private && (b.kind === 'safari' || b.engine === 'gecko'));
   if (b.kind === 'brave') {
     const farble = new Rng(seed, 'farble', b.index, visit.private ? `p${visit.session}` : Math.floor(day));
     canvasGeometry = farble.hex(32);
@@ -297,6 +300,7 @@ export function renderVisit(seed: string, b: SimBrowser, visit: PlannedVisit): R
   return {
     signals,
     ...(signalErrors ? { signalErrors } : {}),
+    noisy,
     ip: net.ip,
     network: net.kind,
     userAgentHeader: signals.user_agent ?? '',

@@ -17,7 +17,7 @@ import { findApiKeyByToken, setApiKeyRateLimit } from '../../src/service/store/a
 import { kyselyOf } from '../../src/service/store/index.js';
 import type { Database } from '../../src/service/store/schema.js';
 import { networkPrefix } from '../../src/service/identification/network.js';
-import { cookieOnlyVisitorId, exactHashVisitorId, oracleVisitorIds, type OracleVisit } from './baselines.js';
+import { attainableVisitorIds, comparableSignalIds, cookieOnlyVisitorId, exactHashVisitorId, oracleVisitorIds, type AttainableVisit } from './baselines.js';
 import type { VisitCondition } from './metrics.js';
 import { generatePopulation, type Population } from './population.js';
 import { SIM_START_MS } from './release-calendar.js';
@@ -50,6 +50,8 @@ export interface VisitRecord {
   cookieId: string;
   /** The distinguishability limit's answer (oracleVisitorIds). */
   oracleId: string;
+  /** The attainable limit's answer (attainableVisitorIds). */
+  attainableId: string;
   /**
    * The service moved this storage's ID back to an earlier one (relinking): its answer's
    * `confidence.comment` says `relinked: ...`.
@@ -92,7 +94,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     const seenBrowser = new Set<number>();
     const chains = new Map<number, Promise<void>>();
     const records: VisitRecord[] = new Array(plan.length);
-    const oracleInputs: OracleVisit[] = new Array(plan.length);
+    const oracleInputs: AttainableVisit[] = new Array(plan.length);
     const errors: Record<string, number> = {};
     let inFlight = 0;
     let done = 0;
@@ -146,10 +148,13 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       if (error) errors[error] = (errors[error] ?? 0) + 1;
       records[i] = {
         browser: visit.browser, t: visit.t, condition, network: rendered.network, serviceId, score, error,
-        exactId: exactHashVisitorId(rendered.signals), cookieId: cookieOnlyVisitorId(visit.jar), oracleId: '',
+        exactId: exactHashVisitorId(rendered.signals), cookieId: cookieOnlyVisitorId(visit.jar), oracleId: '', attainableId: '',
         ...(relinked ? { relinked } : {}),
       };
-      oracleInputs[i] = { browser: visit.browser, t: visit.t, jar: visit.jar, exactId: records[i].exactId, network: networkPrefix(rendered.ip) };
+      oracleInputs[i] = {
+        browser: visit.browser, t: visit.t, jar: visit.jar, exactId: records[i].exactId, network: networkPrefix(rendered.ip),
+        signalIds: comparableSignalIds(rendered.signals), noisy: rendered.noisy,
+      };
     };
 
     for (let i = 0; i < plan.length; i++) {
@@ -170,6 +175,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     await options.inspect?.(kyselyOf(service.ctx.store));
     // The plan is in time order, so the oracle sees the visits as they happened.
     oracleVisitorIds(oracleInputs).forEach((id, i) => (records[i]!.oracleId = id));
+    attainableVisitorIds(oracleInputs).forEach((id, i) => (records[i]!.attainableId = id));
     return { population, records, wallSeconds: (Date.now() - started) / 1000, errors };
   } finally {
     await service.close();

@@ -6,7 +6,7 @@ import { accuracyGoals, clusterBucket, fingerprintTwins, relinkFigures, segments
 import type { SimulationResult, VisitRecord } from '../../bench/accuracy/simulate.js';
 
 const record = (browser: number, exactId: string, over: Partial<VisitRecord> = {}): VisitRecord => ({
-  browser, t: browser, condition: 'with-token', network: 'home', serviceId: 'v', score: 1, error: null, exactId, cookieId: `c:${browser}`, oracleId: 'o', ...over,
+  browser, t: browser, condition: 'with-token', network: 'home', serviceId: 'v', score: 1, error: null, exactId, cookieId: `c:${browser}`, oracleId: 'o', attainableId: 'a', ...over,
 });
 
 describe('accuracy report', () => {
