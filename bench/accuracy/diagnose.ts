@@ -74,9 +74,13 @@ const add = (condition: string, what: string) => {
   counts.set(condition, m);
 };
 
-// The oracle's original ID per browser: a visit the oracle gave it to was distinguishable.
+// The limit's original ID per browser: a visit the limit gave it to was distinguishable. The
+// attainable limit by default (what signals and networks can tell); DIAG_LIMIT=oracle for the
+// distinguishability limit.
+const LIMIT = process.env.DIAG_LIMIT === 'oracle' ? 'oracle' : 'attainable';
+const limitId = (r: (typeof records)[number]) => (LIMIT === 'oracle' ? r.oracleId : r.attainableId);
 const oracleOriginal = new Map<number, string>();
-for (const r of records) if (!oracleOriginal.has(r.browser)) oracleOriginal.set(r.browser, r.oracleId);
+for (const r of records) if (!oracleOriginal.has(r.browser)) oracleOriginal.set(r.browser, limitId(r));
 
 // Every key each ID wrote, and when (replays the store's visitor_keys, relinks aside).
 const keyIndex = new Map<string, Map<string, number>>();
@@ -132,8 +136,8 @@ function retrievalMiss(probe: Probe, orig: string): string {
 function classify(i: number, probe: Probe) {
   const r = records[i]!;
   const { facts, plan } = probe;
-  const distinguishable = r.oracleId === oracleOriginal.get(r.browser);
-  const condition = `${r.condition}${r.condition === 'first-visit' ? '' : distinguishable ? ' (oracle: distinguishable)' : ' (oracle: ambiguous)'}`;
+  const distinguishable = limitId(r) === oracleOriginal.get(r.browser);
+  const condition = `${r.condition}${r.condition === 'first-visit' ? '' : distinguishable ? ` (${LIMIT}: distinguishable)` : ` (${LIMIT}: ambiguous)`}`;
   const answer = r.serviceId!;
   const orig = original.get(r.browser);
   const netKind = r.network;
