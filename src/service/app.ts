@@ -3,7 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { cdnRoutes } from './cdn/route.js';
 import type { ServiceContext } from './context.js';
 import { demoRoutes } from './demo/route.js';
-import { accessLogger } from './http/access-log.js';
+import { AccessLogController } from './http/access-log.js';
 import { errorHandler, frameworkErrorHandler, MAX_PATH_PARAMETER_LENGTH } from './http/error-handler.js';
 import { inputGuard } from './http/input-guard.js';
 import { requestIdGenerator } from './http/request-id.js';
@@ -21,8 +21,8 @@ async function baseApp(ctx: ServiceContext): Promise<FastifyInstance> {
     loggerInstance,
     trustProxy: ctx.config.trustProxy,
     genReqId: requestIdGenerator(ctx.config.trustProxy),
-    // One access line per request instead (access-log.ts).
-    disableRequestLogging: true,
+    // One access line per request (access-log.ts).
+    logController: new AccessLogController(ctx.logger),
     // Requests still in flight when close() is called get to finish; idle keep-alives are cut.
     forceCloseConnections: 'idle',
     // Router failures (bad percent-encoding, overlong path parameters) in the contract's shapes.
@@ -31,11 +31,6 @@ async function baseApp(ctx: ServiceContext): Promise<FastifyInstance> {
     ...serverLimitOptions(ctx.config),
   });
   applyServerLimits(app.server, ctx.config);
-  const logAccess = accessLogger(ctx.logger);
-  app.addHook('onResponse', (request, reply, done) => {
-    logAccess(request, reply);
-    done();
-  });
   // While closing, answers to requests still in flight end their keep-alive connections, so
   // close() does not wait for clients' idle sockets to time out.
   let closing = false;
