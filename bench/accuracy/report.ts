@@ -450,10 +450,15 @@ export function reportMarkdown(r: AccuracyReport): string {
   const mark = (ok: boolean) => (ok ? 'met' : '**missed**');
   lines.push(`Goals (issue 17): ${r.targets.map((g) => `${g.goal}: ${g.value ?? 'n/a'} ${mark(g.met)}`).join('; ')}.`);
   lines.push('');
-  const side = (rate: number | undefined, goal: number) => ((rate ?? 0) >= goal ? 'below' : 'above');
-  const limits = (c: 'storage-lost' | 'private', goal: number) =>
-    `${pct(m.oracle.byCondition[c]?.rate ?? 0)} and ${pct(m.attainable.byCondition[c]?.rate ?? 0)} (the ${pct(goal, 0)} goal ${side(m.oracle.byCondition[c]?.rate, goal)} and ${side(m.attainable.byCondition[c]?.rate, goal)} them)`;
-  lines.push(`The distinguishability limit is an oracle that knows every visit's browser but, once storage is gone, gives a new ID whenever another browser sent identical signals from the same network within 30 days: no identifier can tell those apart without guessing. The attainable limit is the same oracle judging that across networks, as an identifier sees it: a visit without its storage keeps its browser's ID only when no other browser sent the same device signals (the stable ones, on a visit with anti-fingerprinting noise) within 30 days, or when its browser was seen on this network within 30 days and none of those browsers was. They re-identify ${pct(m.oracle.reidentificationRate)} and ${pct(m.attainable.reidentificationRate)} of returning visits here (the ${pct(TARGETS.reidentificationRate, 0)} goal lies ${side(m.oracle.reidentificationRate, TARGETS.reidentificationRate)} and ${side(m.attainable.reidentificationRate, TARGETS.reidentificationRate)} them), visits after a storage loss ${limits('storage-lost', TARGETS.storageLostRate)}, private-window visits ${limits('private', TARGETS.privateRate)}.`);
+  // Where a goal lies against the two limits' rates: "below both", "above both", or each.
+  const side = (rate: number, goal: number) => (rate >= goal ? 'below' : 'above');
+  const against = (oracle: number, attainable: number, goal: number) =>
+    side(oracle, goal) === side(attainable, goal) ? `${side(oracle, goal)} both` : `${side(oracle, goal)} the first and ${side(attainable, goal)} the second`;
+  const limits = (c: 'storage-lost' | 'private', goal: number) => {
+    const [oracle, attainable] = [m.oracle.byCondition[c]?.rate ?? 0, m.attainable.byCondition[c]?.rate ?? 0];
+    return `${pct(oracle)} and ${pct(attainable)} (the ${pct(goal, 0)} goal lies ${against(oracle, attainable, goal)})`;
+  };
+  lines.push(`The distinguishability limit is an oracle that knows every visit's browser but, once storage is gone, gives a new ID whenever another browser sent identical signals from the same network within 30 days: no identifier can tell those apart without guessing. The attainable limit is the same oracle judging that across networks, as an identifier sees it: a visit without its storage keeps its browser's ID only when no other browser sent the same device signals (the stable ones, on a visit with anti-fingerprinting noise) within 30 days, or when its browser was seen on this network within 30 days and none of those browsers was. They re-identify ${pct(m.oracle.reidentificationRate)} and ${pct(m.attainable.reidentificationRate)} of returning visits here (the ${pct(TARGETS.reidentificationRate, 0)} goal lies ${against(m.oracle.reidentificationRate, m.attainable.reidentificationRate, TARGETS.reidentificationRate)}), visits after a storage loss ${limits('storage-lost', TARGETS.storageLostRate)}, private-window visits ${limits('private', TARGETS.privateRate)}.`);
   lines.push('');
   lines.push('Published reference points (claims, not measured here): open-source exact-hash fingerprinting keeps an ID "up to a few weeks"; FP-STALKER (IEEE S&P 2018) linked evolving fingerprints for 54 days on average; the leading commercial service claims 99.5% accuracy, measured on returning visitors with cookies.');
   return lines.join('\n');
