@@ -402,7 +402,7 @@ describe('identical devices', () => {
       MATCH.privateLineage = 1;
     }
     // An ID that ever had a normal storage was not born in a private window: the same.
-    const normalToo = { ...privateBorn, profile: { ...privateBorn.profile, jars: [...privateBorn.profile.jars!, { i: 'q', first: 20 * DAY, last: 20 * DAY }] } };
+    const normalToo = { ...privateBorn, profile: { ...privateBorn.profile, jars: [...privateBorn.profile.jars, { i: 'q', first: 20 * DAY, last: 20 * DAY }] } };
     expect(decide([normalToo, browser])).toMatchObject({ kind: 'new' });
   });
 
