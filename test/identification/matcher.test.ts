@@ -378,34 +378,6 @@ describe('identical devices', () => {
     expect(decideWithoutToken({ ...visit(iphone(), home), now: 12.5 * DAY }, [later, stillActive], crowding)).toMatchObject({ kind: 'new' });
   });
 
-  it('an ID born in a private window and the earlier ID of its home are one hypothesis, however recently the earlier one visited', () => {
-    const home = 'v4:81.7.99';
-    const privateWindow = (): Signals => ({ ...iphone(), incognito: { likely: true, method: 'opfs' } });
-    // The browser's own ID: three visits over twenty days with its token, the last one today.
-    const browser = candidate('browser', [iphone()], { network: home, firstSeenAt: 0, lastTokenAt: 20 * DAY });
-    Object.assign(browser, { lastSeenAt: 20 * DAY, visitCount: 3 });
-    browser.profile.jars = [{ i: 'a', first: 0, last: 20 * DAY }];
-    // A private window of it, this morning, got an ID of its own (look-alikes existed).
-    const privateBorn = candidate('private', [privateWindow()], { network: home, firstSeenAt: 20 * DAY });
-    Object.assign(privateBorn, { lastSeenAt: 20 * DAY, visitCount: 1 });
-    privateBorn.profile.jars = [{ i: 'p', first: 20 * DAY, last: 20 * DAY, p: 1 }];
-    privateBorn.profile.contested = true;
-    const crowding = { f: 20, l: 20, r: 20, n: 2, p: 3 };
-    const decide = (candidates: Candidate[]) => decideWithoutToken({ ...visit(privateWindow(), home), now: 20.5 * DAY }, candidates, crowding);
-    expect(decide([privateBorn, browser])).toMatchObject({ kind: 'link', visitorId: 'browser' });
-    // Without the rule the earlier ID, not quiet since the private one appeared, is another
-    // browser's: two look-alikes, no clear margin, a new ID.
-    MATCH.privateLineage = 0;
-    try {
-      expect(decide([privateBorn, browser])).toMatchObject({ kind: 'new' });
-    } finally {
-      MATCH.privateLineage = 1;
-    }
-    // An ID that ever had a normal storage was not born in a private window: the same.
-    const normalToo = { ...privateBorn, profile: { ...privateBorn.profile, jars: [...privateBorn.profile.jars, { i: 'q', first: 20 * DAY, last: 20 * DAY }] } };
-    expect(decide([normalToo, browser])).toMatchObject({ kind: 'new' });
-  });
-
   it('a link names its deciding evidence in the comment', () => {
     const original = candidate('original', [iphone()], { network: 'v4:81.7.99', firstSeenAt: 0, lastTokenAt: null });
     const decision = decideWithoutToken(visit(iphone(), 'v4:81.7.99'), [original], { f: 1, n: 1, p: 1 });

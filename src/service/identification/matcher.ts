@@ -138,12 +138,6 @@ export const MATCH = {
    */
   lineage: 1,
   /**
-   * Lineage, 1 on, 0 off: an ID born in a private window (every storage jar of it private) may
-   * be a private window of an earlier ID's browser, whose own storage lives beside it: neither
-   * the earlier ID's silence nor storages in use at the same time rule that out.
-   */
-  privateLineage: 1,
-  /**
    * log2 of the weight of "a browser never seen" when no other known browser looks like the
    * visit (the anonymity set is the candidate alone): a fraction of one look-alike.
    */
@@ -474,20 +468,15 @@ export function lineages(scored: readonly CandidateScore[], now: number): Candid
  * new visitor while look-alikes existed (what a storage loss among look-alikes looks like),
  * after `earlier`; neither was proven shared by two browsers; their stable hardware and OS
  * signals are compatible; and their storages were never in use at the same time (one browser
- * uses one storage at a time; private windows live beside it). An ID born in a private window
- * (MATCH.privateLineage: every jar of it private) lives beside its browser's storage by nature:
- * only the twins and compatibility rules apply to it.
+ * uses one storage at a time; private windows live beside it).
  */
 export function successor(later: Candidate, earlier: Candidate, now: number): boolean {
   if (later.profile.contested !== true || later.firstSeenAt <= earlier.firstSeenAt) return false;
-  if (later.profile.twins || earlier.profile.twins) return false;
-  const laterJars = later.profile.jars ?? [];
-  const bornPrivate = MATCH.privateLineage > 0 && laterJars.length > 0 && laterJars.every((j) => j.p);
-  if (bornPrivate) return profileIncompatibility(later.profile, earlier.profile) === null;
   // The earlier ID went quiet when the later one appeared, for longer than it takes it to come
   // back at its own rate (relink.ts applies the same rule): another device of its kind that
   // simply has not visited lately is not taken for it.
   if (missedVisits(earlier, now - later.firstSeenAt) < MATCH.relinkQuietVisits) return false;
+  if (later.profile.twins || earlier.profile.twins) return false;
   if (profileIncompatibility(later.profile, earlier.profile) !== null) return false;
   const normal = (c: Candidate) => (c.profile.jars ?? []).filter((j) => !j.p && !j.x);
   const mine = normal(later);
