@@ -23,7 +23,7 @@
  * The load generator and the receiver are pinned to the last core (bench/harness-core.ts;
  * BENCH_PIN_HARNESS=0 leaves them to the scheduler): unpinned, where the scheduler put them
  * moved a webhook's measured cost from +12% to -27% between runs of the same code.
- * BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of every load (bench/cpu-profile.ts).
+ * BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of every load (bench/profiles.ts).
  *   npm run bench:features
  *   BENCH_ENGINES=sqlite,postgres BENCH_DURATION=10 npm run bench:features
  *   BENCH_PARTS=webhooks npm run bench:features
@@ -50,7 +50,7 @@ import { findApiKeyByToken, setApiKeyRateLimit } from '../src/service/store/api-
 import { createTestDatabase, type Engine } from '../test/helpers/test-service.js';
 import { makeCertificate } from '../test/webhooks/receiver.js';
 import { writeBenchOutput } from './bench-output.js';
-import { profiled } from './cpu-profile.js';
+import { profiled } from './profiles.js';
 import { harnessCore, helperCommand } from './harness-core.js';
 import { ownThreadCpu } from './process-cpu.js';
 import { AUTOCANNON_REQUESTS_SOURCE, browserRequests, sendFirstVisits, TOKEN_KEEPING_SOURCE, writeRequestsFile, type BrowserRequest } from './browser-requests.js';

@@ -68,7 +68,7 @@ import SQLite from 'better-sqlite3';
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 import { writeBenchOutput } from './bench-output.js';
-import { profiled } from './cpu-profile.js';
+import { profiled } from './profiles.js';
 import { backendCpuUsed, postgresBackendCpu } from './process-cpu.js';
 import { AUTOCANNON_REQUESTS_SOURCE, browserRequests, sendFirstVisits, TOKEN_KEEPING_SOURCE, writeRequestsFile, type BrowserRequest } from './browser-requests.js';
 import { SEED_NOW, seedEvents } from './seed-events.js';

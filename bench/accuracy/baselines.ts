@@ -27,8 +27,13 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** A short hash of a value's canonical JSON. */
+function hashOf(value: unknown): string {
+  return createHash('sha256').update(canonicalJson(value)).digest('hex').slice(0, 20);
+}
+
 export function exactHashVisitorId(signals: Signals): string {
-  return `h:${createHash('sha256').update(canonicalJson(signals)).digest('hex').slice(0, 20)}`;
+  return `h:${hashOf(signals)}`;
 }
 
 /**
@@ -42,8 +47,7 @@ export function comparableSignalIds(signals: Signals): { device: string; stable:
   const { incognito: _incognito, color_scheme: _scheme, ...device } = signals;
   const { canvas, webgl, audio: _audio, hardware_concurrency: _cores, ...rest } = device;
   const stable = { ...rest, canvas: canvas && { winding: canvas.winding }, webgl: webgl && { ...webgl, params: undefined } };
-  const hash = (value: unknown) => createHash('sha256').update(canonicalJson(value)).digest('hex').slice(0, 20);
-  return { device: `d:${hash(device)}`, stable: `s:${hash(stable)}` };
+  return { device: `d:${hashOf(device)}`, stable: `s:${hashOf(stable)}` };
 }
 
 /** The storage jar is the cookie: its first visit mints the ID, its later visits read it back. */
@@ -75,77 +79,86 @@ export interface AttainableVisit extends OracleVisit {
 export const ORACLE_WINDOW_MS = 30 * 24 * 3600 * 1000;
 
 /**
- * The distinguishability limit. A visit whose storage still holds a token keeps that token's
- * ID (as a cookie would). A visit without one gets its browser's original ID, unless another
- * browser sent exactly the same signals from the same network within ORACLE_WINDOW_MS: then no
- * method could know which of them this is, and it gets a new ID, which its storage then keeps.
- * It never merges two browsers, and it handles drift perfectly, so its re-identification rate
- * is what a matcher could reach at best without guessing between identical-looking browsers.
+ * Browsers by what they showed: the last time each browser showed a key (its signals, alone or
+ * with its network) and whether another browser did within ORACLE_WINDOW_MS.
  */
-export function oracleVisitorIds(visits: readonly OracleVisit[]): string[] {
+class RecentLooks {
+  readonly #lastSeen = new Map<string, Map<number, number>>();
+
+  othersSince(key: string, v: OracleVisit): boolean {
+    return [...(this.#lastSeen.get(key) ?? [])].some(([b, t]) => b !== v.browser && v.t - t <= ORACLE_WINDOW_MS);
+  }
+
+  saw(key: string, v: OracleVisit): void {
+    const browsers = this.#lastSeen.get(key) ?? new Map<number, number>();
+    browsers.set(v.browser, v.t);
+    this.#lastSeen.set(key, browsers);
+  }
+}
+
+/**
+ * What both limits share: a visit whose storage still holds a token keeps that token's ID (as
+ * a cookie would); a visit without one gets its browser's original ID when `apart(v)` says its
+ * browser can be told apart, otherwise a new ID, which its storage then keeps. `seen(v)` records
+ * each visit after it is answered. Visits come in time order.
+ */
+function limitVisitorIds<V extends OracleVisit>(visits: readonly V[], prefix: string, apart: (v: V) => boolean, seen: (v: V) => void): string[] {
   const idOfJar = new Map<string, string>();
   const original = new Map<number, string>();
-  const lastSeen = new Map<string, Map<number, number>>();
   let minted = 0;
   return visits.map((v) => {
-    const look = `${v.exactId}|${v.network ?? ''}`;
-    const others = lastSeen.get(look) ?? new Map<number, number>();
     let id = idOfJar.get(v.jar);
     if (id === undefined) {
       const own = original.get(v.browser);
-      const ambiguous = [...others].some(([b, t]) => b !== v.browser && v.t - t <= ORACLE_WINDOW_MS);
-      id = own !== undefined && !ambiguous ? own : `o:${minted++}`;
+      id = own !== undefined && apart(v) ? own : `${prefix}${minted++}`;
       if (own === undefined) original.set(v.browser, id);
       idOfJar.set(v.jar, id);
     }
-    others.set(v.browser, v.t);
-    lastSeen.set(look, others);
+    seen(v);
     return id;
   });
 }
 
 /**
+ * The distinguishability limit: a visit without its token gets its browser's original ID unless
+ * another browser sent exactly the same signals from the same network within
+ * ORACLE_WINDOW_MS: then no method could know which of them this is. It never merges two
+ * browsers, and it handles drift perfectly, so its re-identification rate is what a matcher
+ * could reach at best without guessing between identical-looking browsers.
+ */
+export function oracleVisitorIds(visits: readonly OracleVisit[]): string[] {
+  const looks = new RecentLooks();
+  const look = (v: OracleVisit) => `${v.exactId}|${v.network ?? ''}`;
+  return limitVisitorIds(visits, 'o:', (v) => !looks.othersSince(look(v), v), (v) => looks.saw(look(v), v));
+}
+
+/**
  * The attainable limit: the oracle above, with ambiguity judged across networks, as any
  * identifier sees it (a carrier NAT or a new home network says nothing about which of several
- * identical phones this is). A visit whose storage still holds a token keeps that token's ID; a
- * visit without one gets its browser's original ID only when its signals (comparableSignalIds:
- * the device's, or its stable ones on a noisy visit) set it apart:
+ * identical phones this is). A visit without its token gets its browser's original ID only when
+ * its signals (comparableSignalIds: the device's, or its stable ones on a noisy visit) set it
+ * apart:
  * - no other browser sent the same signals within ORACLE_WINDOW_MS, on any network, or
  * - its browser was seen on this network within that window, and none of those browsers was.
- * Otherwise it gets a new ID, which its storage then keeps. Still an upper bound: it knows the
- * browser behind every visit, so drift, releases and near-identical signals never mislead it.
+ * Still an upper bound: it knows the browser behind every visit, so drift, releases and
+ * near-identical signals never mislead it, nor does a new browser that looks like a known one.
  */
 export function attainableVisitorIds(visits: readonly AttainableVisit[]): string[] {
-  const idOfJar = new Map<string, string>();
-  const original = new Map<number, string>();
-  // Last visit time per browser, by signals (device or stable), alone or with the network.
-  const lastSeen = new Map<string, Map<number, number>>();
+  const looks = new RecentLooks();
   const seenOn = new Map<string, number>();
-  let minted = 0;
-  const recentOthers = (key: string, v: AttainableVisit) =>
-    [...(lastSeen.get(key) ?? [])].some(([b, t]) => b !== v.browser && v.t - t <= ORACLE_WINDOW_MS);
-  const note = (key: string, v: AttainableVisit) => {
-    const browsers = lastSeen.get(key) ?? new Map<number, number>();
-    browsers.set(v.browser, v.t);
-    lastSeen.set(key, browsers);
-  };
-  return visits.map((v) => {
-    const net = v.network ?? '';
+  const net = (v: AttainableVisit) => v.network ?? '';
+  const apart = (v: AttainableVisit) => {
     const look = v.noisy ? v.signalIds.stable : v.signalIds.device;
-    let id = idOfJar.get(v.jar);
-    if (id === undefined) {
-      const own = original.get(v.browser);
-      const seenHere = v.t - (seenOn.get(`${v.browser}|${net}`) ?? -Infinity) <= ORACLE_WINDOW_MS;
-      const apart = !recentOthers(look, v) || (v.network !== null && seenHere && !recentOthers(`${look}|${net}`, v));
-      id = own !== undefined && apart ? own : `a:${minted++}`;
-      if (own === undefined) original.set(v.browser, id);
-      idOfJar.set(v.jar, id);
-    }
+    if (!looks.othersSince(look, v)) return true;
+    const seenHere = v.t - (seenOn.get(`${v.browser}|${net(v)}`) ?? -Infinity) <= ORACLE_WINDOW_MS;
+    return v.network !== null && seenHere && !looks.othersSince(`${look}|${net(v)}`, v);
+  };
+  const seen = (v: AttainableVisit) => {
     for (const key of [v.signalIds.device, v.signalIds.stable]) {
-      note(key, v);
-      note(`${key}|${net}`, v);
+      looks.saw(key, v);
+      looks.saw(`${key}|${net(v)}`, v);
     }
-    seenOn.set(`${v.browser}|${net}`, v.t);
-    return id;
-  });
+    seenOn.set(`${v.browser}|${net(v)}`, v.t);
+  };
+  return limitVisitorIds(visits, 'a:', apart, seen);
 }

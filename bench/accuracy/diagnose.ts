@@ -79,8 +79,8 @@ const add = (condition: string, what: string) => {
 // distinguishability limit.
 const LIMIT = process.env.DIAG_LIMIT === 'oracle' ? 'oracle' : 'attainable';
 const limitId = (r: (typeof records)[number]) => (LIMIT === 'oracle' ? r.oracleId : r.attainableId);
-const oracleOriginal = new Map<number, string>();
-for (const r of records) if (!oracleOriginal.has(r.browser)) oracleOriginal.set(r.browser, limitId(r));
+const limitOriginal = new Map<number, string>();
+for (const r of records) if (!limitOriginal.has(r.browser)) limitOriginal.set(r.browser, limitId(r));
 
 // Every key each ID wrote, and when (replays the store's visitor_keys, relinks aside).
 const keyIndex = new Map<string, Map<string, number>>();
@@ -136,7 +136,7 @@ function retrievalMiss(probe: Probe, orig: string): string {
 function classify(i: number, probe: Probe) {
   const r = records[i]!;
   const { facts, plan } = probe;
-  const distinguishable = limitId(r) === oracleOriginal.get(r.browser);
+  const distinguishable = limitId(r) === limitOriginal.get(r.browser);
   const condition = `${r.condition}${r.condition === 'first-visit' ? '' : distinguishable ? ` (${LIMIT}: distinguishable)` : ` (${LIMIT}: ambiguous)`}`;
   const answer = r.serviceId!;
   const orig = original.get(r.browser);

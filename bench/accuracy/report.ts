@@ -7,7 +7,7 @@ import { computeMetrics, indexStream, type AccuracyMetrics, type StreamIndex, ty
 import type { SimulationResult, VisitRecord } from './simulate.js';
 
 /** The goals of issue 17, each judged on the service's figures of one run (accuracyGoals). */
-export const TARGETS = {
+export const GOALS = {
   reidentificationRate: 0.8,
   storageLostRate: 0.5,
   privateRate: 0.75,
@@ -59,9 +59,9 @@ export interface AccuracyReport {
   tokenContinuity: { visits: number; sameIdRate: number };
   /** What relinking (a storage's young ID moved back to an earlier one) did in this run. */
   relinking: RelinkFigures;
-  /** The worst calibration gap over the bins with at least TARGETS.calibrationMinVisits visits. */
+  /** The worst calibration gap over the bins with at least GOALS.calibrationMinVisits visits. */
   calibration: { worstGapPoints: number | null; judgedBins: number };
-  targets: AccuracyGoal[];
+  goals: AccuracyGoal[];
 }
 
 export interface SegmentRow {
@@ -278,7 +278,7 @@ export function buildReport(result: SimulationResult, options: { seed: string; d
   }
 
   const service = methods.service;
-  const judged = (service.calibration ?? []).filter((b) => b.visits >= TARGETS.calibrationMinVisits);
+  const judged = (service.calibration ?? []).filter((b) => b.visits >= GOALS.calibrationMinVisits);
   const calibration = { worstGapPoints: judged.length ? Math.max(...judged.map((b) => b.gapPoints)) : null, judgedBins: judged.length };
   const relinking = relinkFigures(records, streams.service.index, service.returningVisits);
   return {
@@ -297,7 +297,7 @@ export function buildReport(result: SimulationResult, options: { seed: string; d
     tokenContinuity: { visits: tokenVisits, sameIdRate: tokenVisits ? tokenSame / tokenVisits : 0 },
     relinking,
     calibration,
-    targets: accuracyGoals(service, segments, calibration),
+    goals: accuracyGoals(service, segments, calibration),
   };
 }
 
@@ -305,22 +305,22 @@ export function buildReport(result: SimulationResult, options: { seed: string; d
 export function accuracyGoals(service: AccuracyMetrics, segments: readonly SegmentRow[], calibration: AccuracyReport['calibration']): AccuracyGoal[] {
   const atLeast = (goal: string, value: number | undefined, target: number): AccuracyGoal =>
     value === undefined ? { goal, value: null, met: false } : { goal, value: pct(value), met: value >= target };
-  const worst = worstOf(segments);
+  const worst = worstSegment(segments);
   const gap = calibration.worstGapPoints;
   return [
-    atLeast(`returning visits re-identified ≥ ${pct(TARGETS.reidentificationRate, 0)}`, service.reidentificationRate, TARGETS.reidentificationRate),
-    atLeast(`visits after a storage loss ≥ ${pct(TARGETS.storageLostRate, 0)}`, service.byCondition['storage-lost']?.rate, TARGETS.storageLostRate),
-    atLeast(`private-window visits ≥ ${pct(TARGETS.privateRate, 0)}`, service.byCondition.private?.rate, TARGETS.privateRate),
-    { goal: `IDs merged with another browser < ${pct(TARGETS.mergedIdShare, 1)}`, value: `${pct(service.mergedIdShare, 3)} (${service.mergedIds})`, met: service.mergedIdShare < TARGETS.mergedIdShare },
+    atLeast(`returning visits re-identified ≥ ${pct(GOALS.reidentificationRate, 0)}`, service.reidentificationRate, GOALS.reidentificationRate),
+    atLeast(`visits after a storage loss ≥ ${pct(GOALS.storageLostRate, 0)}`, service.byCondition['storage-lost']?.rate, GOALS.storageLostRate),
+    atLeast(`private-window visits ≥ ${pct(GOALS.privateRate, 0)}`, service.byCondition.private?.rate, GOALS.privateRate),
+    { goal: `IDs merged with another browser < ${pct(GOALS.mergedIdShare, 1)}`, value: `${pct(service.mergedIdShare, 3)} (${service.mergedIds})`, met: service.mergedIdShare < GOALS.mergedIdShare },
     {
-      goal: `never below cookie-only in a segment of ≥ ${TARGETS.segmentMinBrowsers} browsers`,
+      goal: `never below cookie-only in a segment of ≥ ${GOALS.segmentMinBrowsers} browsers`,
       value: worst ? `worst ${num(worst.deltaPoints, 2)} points (${worst.dimension} ${worst.value})` : null,
-      met: worst !== null && worst.deltaPoints >= TARGETS.segmentDeltaPoints,
+      met: worst !== null && worst.deltaPoints >= GOALS.segmentDeltaPoints,
     },
     {
-      goal: `calibration within ${TARGETS.calibrationGapPoints} points in every bin of ≥ ${TARGETS.calibrationMinVisits} visits`,
+      goal: `calibration within ${GOALS.calibrationGapPoints} points in every bin of ≥ ${GOALS.calibrationMinVisits} visits`,
       value: gap === null ? null : `worst ${num(gap, 2)} points over ${calibration.judgedBins} bins`,
-      met: gap !== null && gap <= TARGETS.calibrationGapPoints,
+      met: gap !== null && gap <= GOALS.calibrationGapPoints,
     },
   ];
 }
@@ -333,12 +333,8 @@ function row(cells: (string | number)[]): string {
 }
 
 /** The segment where the service does worst against cookie-only (segments of fewer than 20 browsers left out). */
-export function worstSegment(r: AccuracyReport): SegmentRow | null {
-  return worstOf(r.segments);
-}
-
-function worstOf(segments: readonly SegmentRow[]): SegmentRow | null {
-  const judged = segments.filter((g) => g.browsers >= TARGETS.segmentMinBrowsers);
+export function worstSegment(segments: readonly SegmentRow[]): SegmentRow | null {
+  const judged = segments.filter((g) => g.browsers >= GOALS.segmentMinBrowsers);
   return judged.length ? judged.reduce((a, b) => (b.deltaPoints < a.deltaPoints ? b : a)) : null;
 }
 
@@ -362,9 +358,9 @@ export function seedComparisonMarkdown(reports: readonly AccuracyReport[]): stri
     ['Private windows (oracle / attainable)', (r) => `${pct(cond(r, 'private', 'service'))} (${pct(cond(r, 'private', 'oracle'))} / ${pct(cond(r, 'private', 'attainable'))})`],
     ['IDs merged with another browser', (r) => `${pct(r.methods.service.mergedIdShare, 3)} (${r.methods.service.mergedIds})`],
     ['Relinking: re-identification points / merged IDs it caused', (r) => `${r.relinking.netPoints >= 0 ? '+' : ''}${num(r.relinking.netPoints, 2)} / ${r.relinking.mergedIds}`],
-    ['Worst segment vs cookie-only (points)', (r) => { const w = worstSegment(r); return w ? `${num(w.deltaPoints, 2)} (${w.dimension} ${w.value})` : 'n/a'; }],
+    ['Worst segment vs cookie-only (points)', (r) => { const w = worstSegment(r.segments); return w ? `${num(w.deltaPoints, 2)} (${w.dimension} ${w.value})` : 'n/a'; }],
     ['Calibration: worst gap (points)', (r) => (r.calibration.worstGapPoints === null ? 'n/a' : num(r.calibration.worstGapPoints, 2))],
-    ['Goals of issue 17 met', (r) => `${r.targets.filter((g) => g.met).length} of ${r.targets.length}`],
+    ['Goals of issue 17 met', (r) => `${r.goals.filter((g) => g.met).length} of ${r.goals.length}`],
   ];
   for (const [label, f] of rows) lines.push(row([label, ...reports.map(f)]));
   return lines.join('\n');
@@ -427,7 +423,7 @@ export function reportMarkdown(r: AccuracyReport): string {
   for (const g of r.segments) {
     lines.push(row([g.dimension, g.value, g.browsers.toLocaleString('en-US'), pct(g.service.reidentificationRate), pct(g.cookieOnly.reidentificationRate), num(g.deltaPoints, 2), pct(g.service.foreignVisitShare, 3)]));
   }
-  const worst = worstSegment(r);
+  const worst = worstSegment(r.segments);
   if (worst) lines.push('', `Worst segment against cookie-only: ${worst.dimension} ${worst.value}, ${num(worst.deltaPoints, 2)} points.`);
   lines.push('');
   lines.push('Service re-identification of returning visits by network: ' + Object.entries(r.networks).sort((a, b) => b[1].visits - a[1].visits)
@@ -448,7 +444,7 @@ export function reportMarkdown(r: AccuracyReport): string {
     lines.push('');
   }
   const mark = (ok: boolean) => (ok ? 'met' : '**missed**');
-  lines.push(`Goals (issue 17): ${r.targets.map((g) => `${g.goal}: ${g.value ?? 'n/a'} ${mark(g.met)}`).join('; ')}.`);
+  lines.push(`Goals (issue 17): ${r.goals.map((g) => `${g.goal}: ${g.value ?? 'n/a'} ${mark(g.met)}`).join('; ')}.`);
   lines.push('');
   // Where a goal lies against the two limits' rates: "below both", "above both", or each.
   const side = (rate: number, goal: number) => (rate >= goal ? 'below' : 'above');
@@ -458,7 +454,7 @@ export function reportMarkdown(r: AccuracyReport): string {
     const [oracle, attainable] = [m.oracle.byCondition[c]?.rate ?? 0, m.attainable.byCondition[c]?.rate ?? 0];
     return `${pct(oracle)} and ${pct(attainable)} (the ${pct(goal, 0)} goal lies ${against(oracle, attainable, goal)})`;
   };
-  lines.push(`The distinguishability limit is an oracle that knows every visit's browser but, once storage is gone, gives a new ID whenever another browser sent identical signals from the same network within 30 days: no identifier can tell those apart without guessing. The attainable limit is the same oracle judging that across networks, as an identifier sees it: a visit without its storage keeps its browser's ID only when no other browser sent the same device signals (the stable ones, on a visit with anti-fingerprinting noise) within 30 days, or when its browser was seen on this network within 30 days and none of those browsers was. They re-identify ${pct(m.oracle.reidentificationRate)} and ${pct(m.attainable.reidentificationRate)} of returning visits here (the ${pct(TARGETS.reidentificationRate, 0)} goal lies ${against(m.oracle.reidentificationRate, m.attainable.reidentificationRate, TARGETS.reidentificationRate)}), visits after a storage loss ${limits('storage-lost', TARGETS.storageLostRate)}, private-window visits ${limits('private', TARGETS.privateRate)}.`);
+  lines.push(`The distinguishability limit is an oracle that knows every visit's browser but, once storage is gone, gives a new ID whenever another browser sent identical signals from the same network within 30 days: no identifier can tell those apart without guessing. The attainable limit is the same oracle judging that across networks, as an identifier sees it: a visit without its storage keeps its browser's ID only when no other browser sent the same device signals (the stable ones, on a visit with anti-fingerprinting noise) within 30 days, or when its browser was seen on this network within 30 days and none of those browsers was. They re-identify ${pct(m.oracle.reidentificationRate)} and ${pct(m.attainable.reidentificationRate)} of returning visits here (the ${pct(GOALS.reidentificationRate, 0)} goal lies ${against(m.oracle.reidentificationRate, m.attainable.reidentificationRate, GOALS.reidentificationRate)}), visits after a storage loss ${limits('storage-lost', GOALS.storageLostRate)}, private-window visits ${limits('private', GOALS.privateRate)}.`);
   lines.push('');
   lines.push('Published reference points (claims, not measured here): open-source exact-hash fingerprinting keeps an ID "up to a few weeks"; FP-STALKER (IEEE S&P 2018) linked evolving fingerprints for 54 days on average; the leading commercial service claims 99.5% accuracy, measured on returning visitors with cookies.');
   return lines.join('\n');

@@ -94,7 +94,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     const seenBrowser = new Set<number>();
     const chains = new Map<number, Promise<void>>();
     const records: VisitRecord[] = new Array(plan.length);
-    const oracleInputs: AttainableVisit[] = new Array(plan.length);
+    const limitInputs: AttainableVisit[] = new Array(plan.length);
     const errors: Record<string, number> = {};
     let inFlight = 0;
     let done = 0;
@@ -151,7 +151,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
         exactId: exactHashVisitorId(rendered.signals), cookieId: cookieOnlyVisitorId(visit.jar), oracleId: '', attainableId: '',
         ...(relinked ? { relinked } : {}),
       };
-      oracleInputs[i] = {
+      limitInputs[i] = {
         browser: visit.browser, t: visit.t, jar: visit.jar, exactId: records[i].exactId, network: networkPrefix(rendered.ip),
         signalIds: comparableSignalIds(rendered.signals), noisy: rendered.noisy,
       };
@@ -173,9 +173,9 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     }
     await Promise.all(chains.values());
     await options.inspect?.(kyselyOf(service.ctx.store));
-    // The plan is in time order, so the oracle sees the visits as they happened.
-    oracleVisitorIds(oracleInputs).forEach((id, i) => (records[i]!.oracleId = id));
-    attainableVisitorIds(oracleInputs).forEach((id, i) => (records[i]!.attainableId = id));
+    // The plan is in time order, so the limits see the visits as they happened.
+    oracleVisitorIds(limitInputs).forEach((id, i) => (records[i]!.oracleId = id));
+    attainableVisitorIds(limitInputs).forEach((id, i) => (records[i]!.attainableId = id));
     return { population, records, wallSeconds: (Date.now() - started) / 1000, errors };
   } finally {
     await service.close();

@@ -7,8 +7,8 @@
  *
  * The line goes through a child logger without the service's wildcard redaction (logger.ts):
  * every field is built here and none can hold a secret (no headers; the URL passes the `req`
- * serializer's redactQuery), and that redaction cost about 13 µs per line, which at a few
- * thousand identifications per second is a tenth of a core (docs/performance.md).
+ * serializer's redactQuery), and that redaction cost about 13 µs per line: with Fastify's two
+ * lines, the log level `info` cost about a tenth of an identification's CPU (docs/performance.md).
  */
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
@@ -27,6 +27,6 @@ export class AccessLogController extends LogController {
     // A response stream that failed: Fastify's own error line, through the redacting logger.
     if (error) return super.requestCompleted(error, request, reply);
     if (!this.#lines.isLevelEnabled('info')) return;
-    this.#lines.info({ reqId: request.id, req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime }, 'request completed');
+    this.#lines.info({ [this.requestIdLogLabel]: request.id, req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime }, 'request completed');
   }
 }

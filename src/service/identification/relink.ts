@@ -143,8 +143,8 @@ export function explainRelink<V extends RelinkVisitor>(f: RelinkFacts<V>): Relin
   // The target's silence is explained when its browser may live on as another ID whose storage
   // was in use since the young ID appeared (a private window's does not count: it lives beside
   // the normal storage): then the young ID is more likely a browser of its own.
-  const inUseSince = (c: RelinkVisitor) => (c.profile.jars ?? []).some((j) => !j.p && !j.x && j.last > young.firstSeenAt);
-  if (MATCH.relinkLivesOn > 0 && others.some((c) => c !== target && inUseSince(c) && successor(c, target, visit.now))) {
+  const livesOn = (c: RelinkVisitor) => c !== target && !storageEndedBy(c, young.firstSeenAt) && successor(c, target, visit.now);
+  if (MATCH.relinkLivesOn > 0 && others.some(livesOn)) {
     return { kept: "target's browser may live on as another ID" };
   }
   return {
