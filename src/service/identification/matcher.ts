@@ -152,7 +152,7 @@ export const MATCH = {
   /**
    * A private window that repeats the complete signature only the candidate showed
    * (privateRepeatsSignature), 1 on, 0 off: weighed as a rare fingerprint. Accuracy bench,
-   * 5,000 browsers, 60 days: private windows +4.58 / +4.15 points for 1 / 3 more merged IDs
+   * 5,000 browsers, 60 days: private windows +4.6 / +4.2 points for 1 / 3 more merged IDs
    * (tessera-1 / holdout-2); the same for a WebKit browser whose storage expired, +0.67 / +0.58
    * points of re-identification for 7 / 6, was not kept (bench/accuracy/README.md).
    */
@@ -563,7 +563,9 @@ function linkEvidence(s: CandidateScore, exclusiveNetwork: boolean, lookalikes: 
     ? s.sameNetwork ? 'seen on this network (few visitors use it)' : "seen on another network of this household (its other visitors were seen there)"
     : s.sameNetwork ? 'seen on this shared network' : s.sameWideNetwork ? 'seen in this network block' : 'not seen on this network';
   const set = lookalikes > 1 || anonymity > 1 ? `; ${Math.max(lookalikes, anonymity)} look-alike visitors` : '';
-  const signature = differentLookalikes > 0 ? `; its complete signature, which none of the ${differentLookalikes} other visitors of its hardware showed` : '';
+  const signature = differentLookalikes > 0
+    ? `; its complete signature, which none of the ${differentLookalikes} other visitors of its hardware showed`
+    : privateRepeat ? '; its complete signature, which no other visitor showed' : '';
   const privately = privateRepeat ? ', in a private window (no token expected)' : '';
   return `${signals}; ${network}${set}${signature}${privately}`;
 }
