@@ -282,35 +282,6 @@ describe('identical devices', () => {
     }
   });
 
-  it('a private window that repeats the complete signature only the candidate showed counts as a rare fingerprint', () => {
-    const home = 'v4:81.7.99';
-    // The same ISP block, another address (a new lease, the carrier's pool).
-    const elsewhere = 'v4:81.7.12';
-    const keeper = candidate('keeper', [iphone()], { network: home, lastTokenAt: 15 * DAY });
-    keeper.profile.jars = [{ i: 'a', first: 0, last: 15 * DAY }];
-    // Twenty visitors share its hardware signature; only the keeper showed its complete one.
-    const crowding = { f: 20, l: 20, r: 20, x: 1 };
-    const privateWindow = visit({ ...iphone(), incognito: { likely: true, method: 'storage' } }, elsewhere);
-    const linked = decideWithoutToken(privateWindow, [keeper], crowding);
-    expect(linked).toMatchObject({ kind: 'link', visitorId: 'keeper' });
-    expect(linked.confidence.comment).toMatch(/its complete signature, which none of the 19 other visitors of its hardware showed, in a private window \(no token expected\)$/);
-    // A normal window with the same evidence: the keeper had kept its storage so far, so a
-    // tokenless visit is as likely another phone of its kind.
-    expect(decideWithoutToken(visit(iphone(), elsewhere), [keeper], crowding)).toMatchObject({ kind: 'new' });
-    // Another visitor showed that complete signature too, or the window differs from it (another
-    // timezone): no such evidence.
-    expect(decideWithoutToken(privateWindow, [keeper], { ...crowding, x: 2 })).toMatchObject({ kind: 'new' });
-    const travelling = visit({ ...travel(iphone()), incognito: { likely: true, method: 'storage' } }, elsewhere);
-    expect(decideWithoutToken(travelling, [keeper], crowding)).toMatchObject({ kind: 'new' });
-    const shipped = MATCH.privateExactSignature;
-    try {
-      MATCH.privateExactSignature = 0;
-      expect(decideWithoutToken(privateWindow, [keeper], crowding)).toMatchObject({ kind: 'new' });
-    } finally {
-      MATCH.privateExactSignature = shipped;
-    }
-  });
-
   it('a private window at a home whose address changed is found on the household\'s earlier network, only there', () => {
     const oldHome = 'v4:81.7.99';
     const newHome = 'v4:92.40.12';

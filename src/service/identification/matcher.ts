@@ -149,14 +149,6 @@ export const MATCH = {
    * holdout-2); 2 and 5 bits in bench/accuracy/README.md.
    */
   exactSignatureMaxBits: 3,
-  /**
-   * A private window that repeats the complete signature only the candidate showed
-   * (privateRepeatsSignature), 1 on, 0 off: weighed as a rare fingerprint. Accuracy bench,
-   * 5,000 browsers, 60 days: private windows +4.6 / +4.2 points for 1 / 3 more merged IDs
-   * (tessera-1 / holdout-2); the same for a WebKit browser whose storage expired, +0.67 / +0.58
-   * points of re-identification for 7 / 6, was not kept (bench/accuracy/README.md).
-   */
-  privateExactSignature: 1,
   /** Font sets at least this similar (Jaccard) count as the same set that gained or lost a font. */
   fontSimilarity: 0.8,
   /**
@@ -423,8 +415,7 @@ export function decideWithoutToken(
   // holding its token is as likely another device of the same kind.
   const unseen = !options.strict && own > 0 && (group.length > 1 || storageExpectedLost(visit, top.candidate));
   const exactBits = exactSignatureBits(visit, top.candidate, crowding, rare);
-  const privateRepeat = privateRepeatsSignature(visit, top.candidate, crowding, rare);
-  const newBase = rare || privateRepeat ? MATCH.rareFingerprintBits : Math.log2(Math.max(0, others) + (unseen ? 2 ** -MATCH.unseenLookalikeBits : 1)) - exactBits;
+  const newBase = (rare ? MATCH.rareFingerprintBits : Math.log2(Math.max(0, others) + (unseen ? 2 ** -MATCH.unseenLookalikeBits : 1))) - exactBits;
   const candidatesWeight = [...weights.values()].reduce((a, b) => a + b, 0);
   // Two priors for "a browser never seen": the decision one leans towards a new visitor (a wrong
   // merge is worse than a split); the calibrated one, fitted on bench/accuracy, gives the
@@ -450,7 +441,7 @@ export function decideWithoutToken(
   const path = lookalikes.length > 1 || others > 0 ? 'cluster' : isExact(visit.features, answer.candidate.profile) ? 'exact' : 'fuzzy';
   const exclusiveNetwork = exclusive(answer);
   // The visitors sharing its hardware signature besides the candidate, when its complete one was its own.
-  const evidence = linkEvidence(answer, exclusiveNetwork, lookalikes.length, anonymity, exactBits > 0 || privateRepeat ? signatureCrowding(crowding) - 1 : 0, privateRepeat);
+  const evidence = linkEvidence(answer, exclusiveNetwork, lookalikes.length, anonymity, exactBits > 0 ? signatureCrowding(crowding) - 1 : 0);
   return {
     kind: 'link', visitorId: answer.candidate.visitorId, path, confidence: confidence(groupWeight / calibratedTotal, `linked without token: ${evidence}`),
     evidence, exclusiveNetwork,
@@ -535,39 +526,19 @@ export function signatureCrowding(crowding: KeyCrowding): number {
  * they do not. log2 of the look-alike visitors that differ, at most MATCH.exactSignatureMaxBits.
  */
 function exactSignatureBits(visit: VisitContext, c: Candidate, crowding: KeyCrowding, rare: boolean): number {
-  if (rare || MATCH.exactSignatureMaxBits <= 0 || !repeatsOwnSignature(visit, c, crowding)) return 0;
+  if (rare || MATCH.exactSignatureMaxBits <= 0 || crowding.x !== 1 || !isExact(visit.features, c.profile)) return 0;
   return Math.min(MATCH.exactSignatureMaxBits, Math.log2(Math.max(1, signatureCrowding(crowding))));
 }
 
-/**
- * A private window that repeats the complete signature only the candidate showed counts as a
- * rare fingerprint, however common its hardware: a private window starts without storage by
- * design, so its missing token is no sign of another device (for a normal window it is: the
- * candidate kept its storage so far), and a device never seen would have to coincide with the
- * candidate in every component where its look-alikes all differ somewhere. Private windows
- * that randomise canvas or audio (Safari, Firefox) never repeat a complete signature.
- */
-function privateRepeatsSignature(visit: VisitContext, c: Candidate, crowding: KeyCrowding, rare: boolean): boolean {
-  return MATCH.privateExactSignature > 0 && visit.features.privateMode && !rare && repeatsOwnSignature(visit, c, crowding);
-}
-
-/** The visit repeats the candidate's last complete signature, and no other visitor showed it. */
-function repeatsOwnSignature(visit: VisitContext, c: Candidate, crowding: KeyCrowding): boolean {
-  return crowding.x === 1 && isExact(visit.features, c.profile);
-}
-
 /** The deciding evidence of a link, for `confidence.comment`. */
-function linkEvidence(s: CandidateScore, exclusiveNetwork: boolean, lookalikes: number, anonymity: number, differentLookalikes: number, privateRepeat: boolean): string {
+function linkEvidence(s: CandidateScore, exclusiveNetwork: boolean, lookalikes: number, anonymity: number, differentLookalikes: number): string {
   const signals = s.contradictions.length ? `signals match but for ${s.contradictions.join(', ')}` : 'signals match';
   const network = exclusiveNetwork
     ? s.sameNetwork ? 'seen on this network (few visitors use it)' : "seen on another network of this household (its other visitors were seen there)"
     : s.sameNetwork ? 'seen on this shared network' : s.sameWideNetwork ? 'seen in this network block' : 'not seen on this network';
   const set = lookalikes > 1 || anonymity > 1 ? `; ${Math.max(lookalikes, anonymity)} look-alike visitors` : '';
-  const signature = differentLookalikes > 0
-    ? `; its complete signature, which none of the ${differentLookalikes} other visitors of its hardware showed`
-    : privateRepeat ? '; its complete signature, which no other visitor showed' : '';
-  const privately = privateRepeat ? ', in a private window (no token expected)' : '';
-  return `${signals}; ${network}${set}${signature}${privately}`;
+  const signature = differentLookalikes > 0 ? `; its complete signature, which none of the ${differentLookalikes} other visitors of its hardware showed` : '';
+  return `${signals}; ${network}${set}${signature}`;
 }
 
 /**
