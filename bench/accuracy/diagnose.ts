@@ -103,7 +103,10 @@ const probeOf = new Map<number, Probe>();
 tokenless.forEach((i, k) => probeOf.set(i, probes[k]!));
 records.forEach((r, i) => {
   const probe = probeOf.get(i);
-  if (probe) classify(i, probe);
+  if (probe) {
+    classify(i, probe);
+    if (process.env.DIAG_EXACT) classifyRepeatedSignature(i, probe);
+  }
   if (!r.serviceId) return;
   const rendered = renderVisit(seed, result.population.browsers[r.browser]!, visits[i]!);
   const features = extractFeatures(rendered.signals);
@@ -188,6 +191,30 @@ function classify(i: number, probe: Probe) {
   add(condition, `new: outweighed (rivals ${rivals}; ${net}) [${netKind}]`);
 }
 
+
+/**
+ * DIAG_EXACT=1: a visit without a token whose complete signature (its `x:` key) one earlier
+ * visitor alone had shown, by whose browser that visitor was (the visit's own, or another: mostly
+ * a new browser's first visit), where it had been seen, how long ago its storage was last in use,
+ * and whether the service answered with it: how much a repeated complete signature says.
+ */
+function classifyRepeatedSignature(i: number, probe: Probe) {
+  const r = records[i]!;
+  const { facts } = probe;
+  const holders = [...(keyIndex.get(`x:${facts.visit.features.exactHash}`)?.keys() ?? [])];
+  if (holders.length !== 1) return;
+  const holder = holders[0]!;
+  const c = facts.candidates.find((x) => x.visitorId === holder);
+  const s = c && scoreCandidate(facts.visit, c);
+  const seen = !s ? 'not retrieved' : s.sameNetwork ? 'seen on this network' : s.sameWideNetwork ? 'seen in its ISP block' : 'seen elsewhere';
+  const jars = (c?.profile.jars ?? []).filter((j) => !j.p);
+  const lastUse = Math.max(c?.lastTokenAt ?? 0, ...jars.map((j) => j.last));
+  const days = (facts.visit.now - lastUse) / (24 * 3.6e6);
+  const used = days < 1 ? 'storage used < 1 day ago' : days < 7 ? 'storage used 1-7 days ago' : 'storage used >= 7 days ago';
+  const whose = owner.get(holder) === r.browser ? 'own browser' : "another browser's";
+  const mode = facts.visit.features.privateMode ? 'private window' : 'normal window';
+  add(`complete signature one earlier visitor showed (DIAG_EXACT), ${mode}`, `${whose}; ${seen}; ${used}; ${r.serviceId === holder ? 'answered with it' : 'not answered with it'}`);
+}
 
 // Token visits of a young ID weighed for relinking: when the ID is the browser's own but not
 // its original, why the storage was not moved back (relink.ts explainRelink), by network.
