@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { identificationProbe, type IdentificationFacts, type IdentificationPlan } from '../../src/service/identification/decide-identification.js';
 import { incompatibility } from '../../src/service/identification/compatibility.js';
 import { extractFeatures, networkKeys } from '../../src/service/identification/features.js';
-import { MATCH, scoreCandidate } from '../../src/service/identification/matcher.js';
+import { lastStorageUse, MATCH, scoreCandidate } from '../../src/service/identification/matcher.js';
 import { explainRelink, silenceBits } from '../../src/service/identification/relink.js';
 import { hopsThrough, inWiderNetwork, networkPrefix, widerNetwork } from '../../src/service/identification/network.js';
 import { CANDIDATES_PER_KEY } from '../../src/service/store/visitors.js';
@@ -191,7 +191,6 @@ function classify(i: number, probe: Probe) {
   add(condition, `new: outweighed (rivals ${rivals}; ${net}) [${netKind}]`);
 }
 
-
 /**
  * DIAG_EXACT=1: a visit without a token whose complete signature (its `x:` key) one earlier
  * visitor alone had shown, by whose browser that visitor was (the visit's own, or another: mostly
@@ -204,16 +203,20 @@ function classifyRepeatedSignature(i: number, probe: Probe) {
   const holders = [...(keyIndex.get(`x:${facts.visit.features.exactHash}`)?.keys() ?? [])];
   if (holders.length !== 1) return;
   const holder = holders[0]!;
-  const c = facts.candidates.find((x) => x.visitorId === holder);
-  const s = c && scoreCandidate(facts.visit, c);
-  const seen = !s ? 'not retrieved' : s.sameNetwork ? 'seen on this network' : s.sameWideNetwork ? 'seen in its ISP block' : 'seen elsewhere';
-  const jars = (c?.profile.jars ?? []).filter((j) => !j.p);
-  const lastUse = Math.max(c?.lastTokenAt ?? 0, ...jars.map((j) => j.last));
-  const days = (facts.visit.now - lastUse) / (24 * 3.6e6);
-  const used = days < 1 ? 'storage used < 1 day ago' : days < 7 ? 'storage used 1-7 days ago' : 'storage used >= 7 days ago';
   const whose = owner.get(holder) === r.browser ? 'own browser' : "another browser's";
+  const answered = r.serviceId === holder ? 'answered with it' : 'not answered with it';
   const mode = facts.visit.features.privateMode ? 'private window' : 'normal window';
-  add(`complete signature one earlier visitor showed (DIAG_EXACT), ${mode}`, `${whose}; ${seen}; ${used}; ${r.serviceId === holder ? 'answered with it' : 'not answered with it'}`);
+  const condition = `complete signature one earlier visitor showed (DIAG_EXACT), ${mode}`;
+  const c = facts.candidates.find((x) => x.visitorId === holder);
+  if (!c) {
+    add(condition, `${whose}; not retrieved; ${answered}`);
+    return;
+  }
+  const s = scoreCandidate(facts.visit, c);
+  const seen = s.sameNetwork ? 'seen on this network' : s.sameWideNetwork ? 'seen in its ISP block' : 'seen elsewhere';
+  const days = (facts.visit.now - lastStorageUse(c)) / (24 * 3.6e6);
+  const used = days < 1 ? 'storage used < 1 day ago' : days < 7 ? 'storage used 1-7 days ago' : 'storage used >= 7 days ago';
+  add(condition, `${whose}; ${seen}; ${used}; ${answered}`);
 }
 
 // Token visits of a young ID weighed for relinking: when the ID is the browser's own but not

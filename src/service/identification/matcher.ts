@@ -578,12 +578,17 @@ function storageLossBits(visit: VisitContext, c: Candidate, lookalikesExist: boo
   // Its storage was last seen in use this long ago: the shorter, the less likely it is lost
   // since (a tokenless look-alike an hour after the candidate used its storage is more likely
   // another device of the same kind).
-  const lastUse = Math.max(c.lastTokenAt ?? 0, ...normal.map((j) => j.last));
+  const lastUse = lastStorageUse(c);
   const recency = lastUse > 0 && lookalikesExist ? Math.max(-MATCH.recentStorageMaxBits, Math.min(0, Math.log2(Math.max(1, visit.now - lastUse) / (MATCH.recentStorageDays * DAY_MS)))) : 0;
   if (c.lastTokenAt === null) return recency;
   const capped = visit.features.values.vendor === WEBKIT_VENDOR;
   if (capped && visit.now - c.lastTokenAt >= STORAGE_CAP_MS) return 0;
   return MATCH.tokenShouldBeAliveBits + recency;
+}
+
+/** When the candidate's storage was last seen in use (its token, or its normal jars; private windows' aside), 0 if never. */
+export function lastStorageUse(c: Candidate): number {
+  return Math.max(c.lastTokenAt ?? 0, ...(c.profile.jars ?? []).filter((j) => !j.p).map((j) => j.last));
 }
 
 const DAY_MS = 24 * 3600 * 1000;
