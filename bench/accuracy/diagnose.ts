@@ -87,6 +87,8 @@ const keyIndex = new Map<string, Map<string, number>>();
 // The networks each ID was seen on, and the IDs seen on each network, so far.
 const netsOfId = new Map<string, Set<string>>();
 const idsOnNet = new Map<string, Set<string>>();
+// Each ID's component values at its latest visit (DIAG_CROWDED).
+const lastValuesOf = new Map<string, Record<string, string>>();
 
 /** Where a browser's original ID had been seen, when a visit on `network` did not retrieve it. */
 function whereOriginalWasSeen(orig: string, network: string | null, netKind: string): string {
@@ -115,12 +117,19 @@ records.forEach((r, i) => {
     netsOfId.set(r.serviceId, (netsOfId.get(r.serviceId) ?? new Set<string>()).add(network));
     idsOnNet.set(network, (idsOnNet.get(network) ?? new Set<string>()).add(r.serviceId));
   }
+  if (process.env.DIAG_CROWDED) lastValuesOf.set(r.serviceId, features.values);
   for (const key of [...features.blockingKeys, ...networkKeys(features, network)]) {
     const m = keyIndex.get(key) ?? new Map<string, number>();
     m.set(r.serviceId, r.t);
     keyIndex.set(key, m);
   }
 });
+
+/** The components two visits' values differ in, sorted, or "none". */
+function differingComponents(a: Record<string, string>, b: Record<string, string>): string {
+  const names = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((n) => a[n] !== b[n]);
+  return names.length === 0 ? 'none' : names.sort().join(' ');
+}
 
 /** Why the original ID was not among the candidates: no shared key, or crowded out of each shared one. */
 function retrievalMiss(probe: Probe, orig: string): string {
@@ -166,6 +175,7 @@ function classify(i: number, probe: Probe) {
   if (!c) {
     add(condition, `new: original not retrieved: ${retrievalMiss(probe, orig!).replace(/#\d+/g, '')} [${netKind}]`);
     add(`${condition}: where the original not retrieved was seen`, whereOriginalWasSeen(orig!, facts.visit.network, netKind));
+    if (process.env.DIAG_CROWDED) add(`${condition}: components the original's last visit differed in, when not retrieved`, differingComponents(facts.visit.features.values, lastValuesOf.get(orig!) ?? {}));
     return;
   }
   const incompatible = incompatibility(facts.visit.features, c.profile);

@@ -87,6 +87,23 @@ describe('normalisation', () => {
       expect(shared.length, drift.name).toBeGreaterThanOrEqual(2);
     }
   });
+
+  it('finds a device after a release that changed every rendering signal at once, by its device key', () => {
+    // A reinstall or a long absence often brings a new release: user agent, canvas, audio,
+    // WebGL parameters and default fonts all change together.
+    const release = (s: Signals): Signals => ({
+      ...osUpdate(upgradeChrome(s)),
+      canvas: { ...s.canvas!, geometry: `${s.canvas!.geometry}+up`, text: `${s.canvas!.text}+up` },
+      audio: `${s.audio}+up`,
+    });
+    const before = extractFeatures(desktop()).blockingKeys;
+    const after = extractFeatures(release(desktop())).blockingKeys;
+    expect(after.filter((k) => before.includes(k) && !k.startsWith('x:') && !k.startsWith('h:') && !k.startsWith('f:'))).toEqual([
+      before.find((k) => k.startsWith('d:')),
+    ]);
+    // The key holds the user's own settings too: the same machine elsewhere in the world is another device for it.
+    expect(extractFeatures(travel(desktop())).blockingKeys.filter((k) => k.startsWith('d:'))).not.toEqual(before.filter((k) => k.startsWith('d:')));
+  });
 });
 
 describe('drift of one browser keeps its visitor (no token)', () => {

@@ -63,13 +63,19 @@ export const COMPONENT_NAMES = Object.keys(COMPONENTS) as ComponentName[];
 /**
  * Blocking keys: subsets of stable components, hashed and indexed. Every component is left
  * out of at least one key (and every pair of the upgrade-sensitive ones too), so a visit whose
- * token is gone still reaches its visitor after any single drift.
+ * token is gone still reaches its visitor after any single drift. `d` is the device with its
+ * user's settings (screen, timezone, languages) and nothing a browser or OS release changes:
+ * a release changes the user agent, canvas, audio and WebGL parameters at once, and the
+ * hardware-only keys are crowded with identical devices, so without it a browser that came
+ * back on a new release was often not among its candidates, nor were the look-alikes that it
+ * then has to be told from.
  */
 export const BLOCKING_KEYS: Record<string, readonly ComponentName[]> = {
   h: ['ua_family', 'platform', 'architecture', 'webgl_vendor', 'webgl_renderer', 'hardware_concurrency', 'device_memory', 'touch'],
   r: ['ua_family', 'canvas_geometry', 'audio', 'math', 'architecture'],
   f: ['fonts', 'webgl_renderer', 'platform', 'ua_family', 'touch', 'device_memory'],
   l: ['fonts', 'audio', 'hardware_concurrency', 'touch', 'webgl_params'],
+  d: ['ua_family', 'platform', 'architecture', 'webgl_renderer', 'device_memory', 'touch', 'fonts', 'screen', 'timezone', 'languages'],
 };
 
 /**
