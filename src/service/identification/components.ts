@@ -61,7 +61,7 @@ export type ComponentName = keyof typeof COMPONENTS;
 export const COMPONENT_NAMES = Object.keys(COMPONENTS) as ComponentName[];
 
 /**
- * Blocking keys: subsets of stable components, hashed and indexed. Every component is left
+ * Blocking keys: subsets of the components, hashed and indexed. Every component is left
  * out of at least one key (and every pair of the upgrade-sensitive ones too), so a visit whose
  * token is gone still reaches its visitor after any single drift. `d` is the device with its
  * user's settings (screen, timezone, languages) and nothing a browser or OS release changes:
