@@ -130,6 +130,15 @@ export function osUpdate(s: Signals): Signals {
   };
 }
 
+/**
+ * A new release after a reinstall or a long absence: browser and OS together, so the user agent,
+ * canvas geometry and text, audio, WebGL parameters and default font widths all change at once.
+ */
+export function newRelease(s: Signals): Signals {
+  const updated = osUpdate(upgradeChrome(s));
+  return { ...updated, canvas: { ...updated.canvas!, geometry: `${s.canvas!.geometry}+up` }, audio: `${s.audio}+up` };
+}
+
 export const externalMonitor = (s: Signals): Signals => ({ ...s, screen: { width: 2560, height: 1440, color_depth: 24, pixel_ratio: 1.25 } });
 export const installFont = (s: Signals, font = 'Fira Code'): Signals => ({ ...s, fonts: [...s.fonts!, font].sort() });
 export const travel = (s: Signals): Signals => ({ ...s, timezone: 'Asia/Tokyo', timezone_offset: -540 });

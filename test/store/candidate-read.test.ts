@@ -2,13 +2,16 @@
  * The candidate read of a visit's keys (visitors.ts `findCandidates`) on a real database of
  * each engine: each key's visitors are counted up to its limit, only its most recent are
  * loaded, and the network's visitors are listed most recent first, up to
- * NETWORK_VISITORS_LISTED.
+ * NETWORK_VISITORS_LISTED; a browser back on a new release is found among the more recent
+ * devices of its hardware by its device key.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { extractFeatures } from '../../src/service/identification/features.js';
 import { emptyProfile } from '../../src/service/identification/profile.js';
 import type { Store } from '../../src/service/store/index.js';
 import { CANDIDATES_PER_KEY, findCandidates, insertVisitor, KEY_COUNT_LIMIT, keysChanged, NETWORK_COUNT_LIMIT, NETWORK_VISITORS_LISTED } from '../../src/service/store/visitors.js';
 import { ENGINES, startTestService, type TestService } from '../helpers/test-service.js';
+import { newRelease, travel, windowsChrome } from '../identification/fixtures.js';
 
 const NOW = Date.UTC(2026, 0, 10, 12);
 const MINUTE = 60_000;
@@ -37,6 +40,24 @@ describe.each(ENGINES)('the candidate read on %s', (engine) => {
     const recent = Array.from({ length: CANDIDATES_PER_KEY }, (_, i) => `vis${69 - i}`);
     expect(read.candidates.map((c) => c.visitorId).sort()).toEqual([...recent, 'vis00', 'vis01', 'vis02'].sort());
     expect(read.networkVisitors).toEqual(Array.from({ length: NETWORK_VISITORS_LISTED }, (_, i) => `vis${69 - i}`));
+  });
+
+  it('reads a browser back on a new release among more recent devices of its hardware, by its device key', async () => {
+    // The browser visited first; then more devices of its hardware and fonts than a key loads,
+    // with the same release but another timezone (a chain's laptops in another office).
+    const own = windowsChrome();
+    await insertVisitor(store, { workspaceId: t.workspaceId, visitorId: 'laptop', now: NOW - 200 * MINUTE, profile: emptyProfile(), keys: extractFeatures(own).blockingKeys });
+    for (let i = 0; i < CANDIDATES_PER_KEY + 4; i++) {
+      const keys = extractFeatures(travel(own)).blockingKeys;
+      await insertVisitor(store, { workspaceId: t.workspaceId, visitorId: `chain${i}`, now: NOW - (100 - i) * MINUTE, profile: emptyProfile(), keys });
+    }
+    // It comes back without its token after a release: every key that holds a rendering signal changed.
+    const keys = extractFeatures(newRelease(own)).blockingKeys;
+    const read = await findCandidates(store, t.workspaceId, keys);
+    expect(read.crowding.h).toBe(CANDIDATES_PER_KEY + 5);
+    expect(read.candidates.map((c) => c.visitorId)).toContain('laptop');
+    const withoutDeviceKey = await findCandidates(store, t.workspaceId, keys.filter((k) => !k.startsWith('d:')));
+    expect(withoutDeviceKey.candidates.map((c) => c.visitorId)).not.toContain('laptop');
   });
 
   it('reads nothing for no keys, and a key nobody has counts nowhere', async () => {
