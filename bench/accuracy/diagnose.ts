@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { identificationProbe, type IdentificationFacts, type IdentificationPlan } from '../../src/service/identification/decide-identification.js';
 import { incompatibility } from '../../src/service/identification/compatibility.js';
 import { extractFeatures, networkKeys } from '../../src/service/identification/features.js';
-import { lastStorageUse, MATCH, scoreCandidate } from '../../src/service/identification/matcher.js';
+import { lastStorageUse, MATCH, scoreCandidate, signatureCrowding, type Candidate } from '../../src/service/identification/matcher.js';
 import { explainRelink, silenceBits } from '../../src/service/identification/relink.js';
 import { hopsThrough, inWiderNetwork, networkPrefix, widerNetwork } from '../../src/service/identification/network.js';
 import { CANDIDATES_PER_KEY } from '../../src/service/store/visitors.js';
@@ -153,6 +153,7 @@ function classify(i: number, probe: Probe) {
   const answer = r.serviceId!;
   const orig = original.get(r.browser);
   const netKind = r.network;
+  if (process.env.DIAG_LINKS && plan.kind === 'link') classifyLink(r, plan.visitor, facts);
   if (r.condition === 'first-visit') {
     add(condition, plan.kind === 'create' ? 'new ID (right)' : `linked to another browser's ID (${netKind})`);
     if (process.env.DIAG_FIRST && plan.kind === 'link') {
@@ -199,6 +200,27 @@ function classify(i: number, probe: Probe) {
   if (process.env.DIAG_DETAIL && distinguishable && (process.env.DIAG_DETAIL === r.condition || s.sameNetwork)) detail(r, probe, s, c.visitorId);
   const rivals = [ownRivals > 0 ? 'own younger ID' : '', strangerRivals > 0 ? 'strangers' : ''].filter(Boolean).join('+') || 'none';
   add(condition, `new: outweighed (rivals ${rivals}; ${net}) [${netKind}]`);
+}
+
+/**
+ * DIAG_LINKS=1: every link without a token, by whether its fingerprint was nobody else's (the
+ * store's counts, as `rare` in decideWithoutToken, without its other conditions), how long ago
+ * the linked ID's storage was last in use, the visit's condition and network, and whether the
+ * ID was the browser's original (a first visit's link is always another browser's); the
+ * nobody-else's ones again by the linked ID's age.
+ */
+function classifyLink(r: (typeof records)[number], linked: Candidate, facts: IdentificationFacts) {
+  const hoursAgo = (t: number) => (facts.visit.now - t) / 3.6e6;
+  const bucket = (h: number, edges: readonly number[], names: readonly string[]) => names[edges.findIndex((e) => h < e)] ?? names[names.length - 1]!;
+  const rare = signatureCrowding(facts.crowding) === 1 && (facts.crowding.x ?? 0) <= 1 ? 'nobody else\'s' : 'shared';
+  const used = bucket(hoursAgo(lastStorageUse(linked)), [1, 6, 24, 72], ['used <1h ago', 'used 1-6h ago', 'used 6-24h ago', 'used 1-3d ago', 'used >3d ago']);
+  const first = r.condition === 'first-visit';
+  const who = first ? "another browser's" : linked.visitorId === original.get(r.browser) ? 'original' : owner.get(linked.visitorId) === r.browser ? 'own younger ID' : "another browser's";
+  add('links without a token (DIAG_LINKS)', `${rare}; storage ${used}; ${first ? 'first visit' : 'returning'} [${r.network}] -> ${who}`);
+  if (rare !== 'shared') {
+    const age = bucket(hoursAgo(linked.firstSeenAt), [6, 24, 72], ['first seen <6h ago', 'first seen 6-24h ago', 'first seen 1-3d ago', 'first seen >3d ago']);
+    add("links without a token, fingerprint nobody else's, by the linked ID's age (DIAG_LINKS)", `${age}; ${first ? 'first visit' : 'returning'} [${r.network}] -> ${who}`);
+  }
 }
 
 /**
