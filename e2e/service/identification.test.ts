@@ -3,11 +3,14 @@
  * keeps one visitor ID through reloads, cookie clearing, clearing all site storage, a second
  * browser context and a browser upgrade, and gives another device a different ID.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devices, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { kyselyOf } from '../../src/service/store/index.js';
 import { startTestService, type TestService } from '../../test/helpers/test-service.js';
-import { launchChromium } from '../helpers/chromium.js';
+import { launchChromium, launchPersistentChromium } from '../helpers/chromium.js';
 
 let service: TestService;
 let browser: Browser;
@@ -30,9 +33,9 @@ async function newPage(options: BrowserContextOptions = {}): Promise<Page> {
 }
 
 /** Loads (or reloads) the demo page and reads what it shows once identification is done. */
-async function identify(page: Page, reload = false): Promise<{ visitorId: string; found: string }> {
+async function identify(page: Page, reload = false, on: TestService = service): Promise<{ visitorId: string; found: string }> {
   if (reload) await page.reload();
-  else await page.goto(`${service.url}/`);
+  else await page.goto(`${on.url}/`);
   const handle = await page.waitForFunction(() => {
     const text = document.getElementById('visitor-id')?.textContent ?? '';
     return text !== '' && text !== 'identifying…' ? text : null;
@@ -51,6 +54,48 @@ async function storedEventCount(): Promise<number> {
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** Clears every storage of the service's origin in the page's context, cookies included. */
+async function clearSiteData(page: Page, on: TestService): Promise<void> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Storage.clearDataForOrigin', { origin: new URL(on.url).origin, storageTypes: 'all' });
+  await page.context().clearCookies();
+  await cdp.detach();
+  expect(await page.evaluate(() => document.cookie + localStorage.length)).toBe('0');
+}
+
+describe("README's first steps on a fresh service: open the demo page, clear all site data, reload", () => {
+  let fresh: TestService;
+  let profileDir: string;
+  let normalWindow: BrowserContext;
+  beforeAll(async () => {
+    fresh = await startTestService();
+    // A normal window, as a developer's own browser (contexts of launchChromium() are off the
+    // record: the service takes their visits for private windows, which weigh differently).
+    profileDir = await mkdtemp(join(tmpdir(), 'tessera-e2e-profile-'));
+    normalWindow = await launchPersistentChromium(profileDir);
+  });
+  afterAll(async () => {
+    await normalWindow?.close();
+    await fresh?.close();
+    if (profileDir) await rm(profileDir, { recursive: true, force: true });
+  });
+
+  // A browser the service met seconds ago and nothing else yet: no token came back, no second
+  // storage, no other visitor. What a developer tries first, and what a fraudster does between
+  // two sign-ups on a device the site has not seen before.
+  it('the visitor ID stays, and stays again after a second clear', async () => {
+    const page = await normalWindow.newPage();
+    const first = await identify(page, false, fresh);
+    expect(first.found).toMatch(/^no/);
+    await clearSiteData(page, fresh);
+    const afterClear = await identify(page, true, fresh);
+    expect(afterClear).toEqual({ visitorId: first.visitorId, found: 'yes' });
+    expect(await page.locator('#confidence').textContent()).toContain('linked without token');
+    await clearSiteData(page, fresh);
+    expect((await identify(page, true, fresh)).visitorId).toBe(first.visitorId);
+  });
+});
 
 describe('the demo page in real Chromium', () => {
   let original = '';
@@ -79,11 +124,7 @@ describe('the demo page in real Chromium', () => {
   });
 
   it('keeps the ID after clearing all site storage (matched by signals)', async () => {
-    const cdp = await page.context().newCDPSession(page);
-    await cdp.send('Storage.clearDataForOrigin', { origin: new URL(service.url).origin, storageTypes: 'all' });
-    await page.context().clearCookies();
-    await cdp.detach();
-    expect(await page.evaluate(() => document.cookie + localStorage.length)).toBe('0');
+    await clearSiteData(page, service);
     expect((await identify(page, true)).visitorId).toBe(original);
   });
 

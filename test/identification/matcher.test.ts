@@ -341,23 +341,6 @@ describe('identical devices', () => {
     expect(decideWithoutToken(visit(desktop(), home), [laptop], { f: 20, l: 20, r: 20, x: 20, n: 1, p: 1 })).toMatchObject({ kind: 'new' });
   });
 
-  it('a fingerprint nobody else has shown yet is not rare while its one holder is hours old: the machines of one image arriving one after another are not linked to the first', () => {
-    const office = 'v4:81.7.99';
-    const now = 20 * DAY;
-    // The first machine of an image visited an hour ago; the second arrives, identical, without a token.
-    const firstMachine = (firstSeenHoursAgo: number) => {
-      const c = candidate('first-machine', [desktop()], { network: office, firstSeenAt: now - firstSeenHoursAgo * 3_600_000, lastTokenAt: null });
-      c.profile.jars = [{ i: 'a', first: now - 3_600_000, last: now - 3_600_000 }];
-      return c;
-    };
-    const nobodyElse = { f: 1, l: 1, r: 1, x: 1, n: 1, p: 1 };
-    expect(decideWithoutToken(visit(desktop(), office), [firstMachine(1)], nobodyElse)).toMatchObject({ kind: 'new', contested: true });
-    // Seen alone with that fingerprint for a day and more: nobody else has it, a tokenless visit
-    // is its browser after a clear, even an hour after its storage was used.
-    expect(MATCH.rareMinAgeHours).toBeLessThan(24);
-    expect(decideWithoutToken(visit(desktop(), office), [firstMachine(24)], nobodyElse)).toMatchObject({ kind: 'link', visitorId: 'first-machine' });
-  });
-
   it('a visitor that took a burst of storages without a token counts as a cluster: identical devices arriving one after another are not all merged into it', () => {
     const office = 'v4:81.7.99';
     // Its first visit's jar and those of the tokenless visits linked to it, minutes apart.

@@ -110,13 +110,6 @@ export const MATCH = {
   burstWindowHours: 24,
   /** A rare fingerprint (see decideWithoutToken) against a browser never seen, log2. */
   rareFingerprintBits: -5,
-  /**
-   * A fingerprint counts as rare only once its one holder was first seen this many hours ago.
-   * Accuracy bench, 5,000 browsers, 60 days: merged IDs 33 / 39 -> 31 / 34 (tessera-1 /
-   * holdout-2), re-identification unchanged (70.84 / 73.33%); 24 hours the same, 72 hours
-   * -0.06 / -0.08 points for no fewer merges (bench/accuracy/README.md).
-   */
-  rareMinAgeHours: 6,
   /** Visitors of one hardware class (the `h:` key) from which the class counts as common. */
   commonHardwareVisitors: 3,
   /** Posterior needed to link. */
@@ -367,11 +360,8 @@ export function decideWithoutToken(
   // A fingerprint whose drift-robust keys nobody else shares (a rare font set, rendering or
   // hardware) is unlikely to come from a browser we have not seen, and a tokenless visit soon
   // after the candidate used its storage is no sign of another device of its kind (there is none);
-  // not so for an ID that took a burst of storages (storageBurst): its look-alikes hide under it,
-  // nor for one first seen only hours ago: nobody else showed its fingerprint *yet* (the machines
-  // of one corporate image arrive one after another on their first morning).
-  const rare = lookalikes.length === 1 && signatureCrowding(crowding) === 1 && (crowding.x ?? 0) <= 1 && !storageBurst(best.candidate, visit.now) &&
-    visit.now - best.candidate.firstSeenAt >= MATCH.rareMinAgeHours * 3_600_000;
+  // not so for an ID that took a burst of storages (storageBurst): its look-alikes hide under it.
+  const rare = lookalikes.length === 1 && signatureCrowding(crowding) === 1 && (crowding.x ?? 0) <= 1 && !storageBurst(best.candidate, visit.now);
   // Network evidence counts by how exclusive the network is: how many distinct visitors were
   // seen on it over time, and whether the candidate hops between blocks of one pool.
   const sharedNetwork = (crowding.p ?? 0) >= MATCH.sharedNetworkVisitors;
