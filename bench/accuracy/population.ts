@@ -143,6 +143,12 @@ export interface SimBrowser {
   /** Days on which the user clears cookies and site data (occasional/frequent habits). */
   clearDays: number[];
   reinstallDay: number | null;
+  /**
+   * Share of its sessions in which the user clears the site's data between page views, to come
+   * back as someone new a minute later: repeated sign-ups, promotion abuse, a developer trying
+   * the product. 0 for most browsers.
+   */
+  clearsBetweenPageViews: number;
   privateShare: number;
   languageEdit: { day: number; languages: string[] } | null;
   zoom: number;
@@ -326,6 +332,7 @@ export function generatePopulation(options: PopulationOptions): Population {
       upgradeLagDays: managed && office ? office.rolloutLagDays : browserLag(br),
       clearing, clearDays,
       reinstallDay: managed ? null : maybeDay(br, 0.015, days),
+      clearsBetweenPageViews: clearsBetweenPageViews(seed, index, managed),
       privateShare: !work && br.chance(0.15) ? br.uniform(0.1, 0.5) : 0,
       languageEdit: managed ? null : (br.chance(0.02) ? { day: br.uniform(0, days), languages: languagesWithEdit(br, device.user.languages) } : null),
       zoom: desktop && !managed && br.chance(0.03) ? br.pick([1.1, 1.25]) : 1,
@@ -437,6 +444,16 @@ function launchDayOf(seed: string, office: number, days: number): number | null 
   return r.chance(0.3) && weekdays.length > 0 ? r.pick(weekdays) : null;
 }
 
+/**
+ * About one personal browser in a hundred clears the site's data between page views in some of
+ * its sessions (*assumption*; on a site with sign-ups or promotions, the abusers a fraud team
+ * looks for). Drawn from a stream of its own, so that adding it left every other draw as it was.
+ */
+function clearsBetweenPageViews(seed: string, index: number, managed: boolean): number {
+  const r = new Rng(seed, 'clears-between-page-views', index);
+  return !managed && r.chance(0.01) ? r.uniform(0.2, 1) : 0;
+}
+
 /** A launch office's day, else the browser's own draw (drawn either way, to keep the streams). */
 function launchOr(launchDay: number | null, drawn: number): number {
   return launchDay ?? drawn;
@@ -457,6 +474,7 @@ function cohortsOf(b: SimBrowser): string[] {
   if (d.carrierPhone) c.push('carrier-identical');
   if (d.previousMajorUntil !== null) c.push('os-release-drift');
   if (b.clearing !== 'never') c.push('clears-storage');
+  if (b.clearsBetweenPageViews > 0) c.push('clears-between-page-views');
   if (b.privateShare > 0) c.push('private-sessions');
   if (b.engine === 'webkit') c.push('webkit-itp');
   if (b.kind === 'brave') c.push('brave-farbling');

@@ -2,8 +2,10 @@
  * When each simulated browser visits, in which storage "jar" (the cookie/localStorage/IndexedDB
  * contents the visitor token lives in) and in which private session. A jar is replaced when the
  * user clears site data, reinstalls the browser, closes a browser that wipes data on exit, or
- * when WebKit's tracking prevention expires script-written storage after 7 days without a visit.
- * Each private session has a jar of its own that starts empty.
+ * when WebKit's tracking prevention expires script-written storage after 7 days without a visit,
+ * and between the page views of a session in which the user clears it to come back as someone
+ * new (SimBrowser.clearsBetweenPageViews). Each private session has a jar of its own that starts
+ * empty.
  */
 import { Rng } from './prng.js';
 import { DAY_MS, SIM_START_MS } from './release-calendar.js';
@@ -69,6 +71,8 @@ function sessionStarts(seed: string, b: SimBrowser, days: number): number[] {
 /** Every visit of one browser, in time order. */
 export function planBrowserVisits(seed: string, b: SimBrowser, days: number): PlannedVisit[] {
   const r = new Rng(seed, 'visits', b.index);
+  // A stream of its own (SimBrowser.clearsBetweenPageViews), drawn only for browsers that do.
+  const abuse = new Rng(seed, 'clearing-sessions', b.index);
   const visits: PlannedVisit[] = [];
   let generation = 0;
   let clearIndex = 0;
@@ -91,12 +95,16 @@ export function planBrowserVisits(seed: string, b: SimBrowser, days: number): Pl
     lastSessionDay = Math.floor(day);
     const isPrivate = r.chance(b.privateShare);
     if (!isPrivate && b.engine === 'webkit' && lastNormalVisit > -Infinity && start - lastNormalVisit > ITP_CAP_MS) generation++;
-    const jar = isPrivate ? `${b.index}:p${session}` : `${b.index}:n${generation}`;
     // Identify calls per session: mostly one (a login, a checkout), sometimes a few page views.
-    const count = 1 + Math.min(4, r.geometric(0.75));
+    let count = 1 + Math.min(4, r.geometric(0.75));
+    // A session of repeated sign-ups: two to four, the site's data cleared before each but the first.
+    const clearing = !isPrivate && b.clearsBetweenPageViews > 0 && abuse.chance(b.clearsBetweenPageViews);
+    if (clearing) count = Math.max(count, abuse.int(2, 4));
     let t = start;
     for (let i = 0; i < count; i++) {
       if (i > 0) t += Math.round(r.uniform(20_000, 360_000));
+      if (i > 0 && clearing) generation++;
+      const jar = isPrivate ? `${b.index}:p${session}` : `${b.index}:n${generation}`;
       visits.push({ browser: b.index, t, session, sessionStart: start, private: isPrivate, jar });
     }
     if (!isPrivate) lastNormalVisit = t;

@@ -101,7 +101,7 @@ describe('seeded generator', () => {
   });
 
   it('storage jars: kept while nothing happens, replaced by clearing, one per private session, expired by WebKit after 7 idle days', () => {
-    const keeper = population.browsers.find((b) => b.engine === 'blink' && b.clearing === 'never' && b.reinstallDay === null && b.privateShare === 0 && visitsOf(b).length > 5) as SimBrowser;
+    const keeper = population.browsers.find((b) => b.engine === 'blink' && b.clearing === 'never' && b.clearsBetweenPageViews === 0 && b.reinstallDay === null && b.privateShare === 0 && visitsOf(b).length > 5) as SimBrowser;
     expect(new Set(visitsOf(keeper).map((v) => v.jar)).size).toBe(1);
 
     const clearer = population.browsers.find((b) => b.engine === 'blink' && b.clearing === 'frequent' && b.privateShare === 0 && visitsOf(b).length > 10) as SimBrowser;
@@ -110,7 +110,7 @@ describe('seeded generator', () => {
     const privateUser = population.browsers.find((b) => b.privateShare > 0 && visitsOf(b).some((v) => v.private)) as SimBrowser;
     for (const v of visitsOf(privateUser).filter((x) => x.private)) expect(v.jar).toBe(`${privateUser.index}:p${v.session}`);
 
-    const webkit = population.browsers.filter((b) => b.engine === 'webkit' && b.clearing === 'never' && b.reinstallDay === null && b.privateShare === 0);
+    const webkit = population.browsers.filter((b) => b.engine === 'webkit' && b.clearing === 'never' && b.clearsBetweenPageViews === 0 && b.reinstallDay === null && b.privateShare === 0);
     let checked = 0;
     for (const b of webkit) {
       const vs = visitsOf(b);
@@ -124,11 +124,26 @@ describe('seeded generator', () => {
       }
     }
     expect(checked).toBeGreaterThan(100);
+
+    // Repeated sign-ups: a session whose page views after the first each come with a new jar,
+    // minutes apart.
+    const abusers = population.browsers.filter((b) => b.clearsBetweenPageViews > 0 && b.privateShare === 0 && b.clearing === 'never' && b.engine === 'blink');
+    const sessions = abusers.flatMap((b) => {
+      const bySession = new Map<number, PlannedVisit[]>();
+      for (const v of visitsOf(b)) bySession.set(v.session, [...(bySession.get(v.session) ?? []), v]);
+      return [...bySession.values()];
+    });
+    const clearing = sessions.filter((vs) => new Set(vs.map((v) => v.jar)).size > 1);
+    expect(clearing.length).toBeGreaterThan(5);
+    for (const vs of clearing) {
+      expect(new Set(vs.map((v) => v.jar)).size).toBe(vs.length);
+      for (let i = 1; i < vs.length; i++) expect((vs[i] as PlannedVisit).t - (vs[i - 1] as PlannedVisit).t).toBeLessThanOrEqual(360_000);
+    }
   });
 
   it('the population includes every behaviour the report breaks down', () => {
     const cohorts = new Set(population.browsers.flatMap((b) => b.cohorts));
-    for (const c of ['mobile', 'desktop', 'office-identical', 'clears-storage', 'private-sessions', 'webkit-itp', 'vpn', 'travel', 'multi-browser-device', 'one-time']) {
+    for (const c of ['mobile', 'desktop', 'office-identical', 'clears-storage', 'clears-between-page-views', 'private-sessions', 'webkit-itp', 'vpn', 'travel', 'multi-browser-device', 'one-time']) {
       expect(cohorts).toContain(c);
     }
     const share = population.browsers.filter((b) => b.clearing !== 'never').length / population.browsers.length;
