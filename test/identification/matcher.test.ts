@@ -330,6 +330,25 @@ describe('identical devices', () => {
     expect(decideWithoutToken(visit(iphone(), home), [justUsed(48)], crowding)).toMatchObject({ kind: 'link', visitorId: 'phone' });
   });
 
+  it('a browser back without its storage minutes after its first visit (a repeated sign-up) keeps its ID though others share its hardware and fonts', () => {
+    const home = 'v4:81.7.99';
+    const now = 20 * DAY;
+    // Its first visit two minutes ago; no token came back since.
+    const signedUp = candidate('first-sign-up', [desktop()], { network: home, firstSeenAt: now - 120_000, lastTokenAt: null });
+    signedUp.profile.jars = [{ i: 'a', first: now - 120_000, last: now - 120_000 }];
+    // Three visitors share its drift-robust keys, none its complete signature.
+    const shared = { f: 3, l: 3, r: 3, x: 1, n: 1, p: 1 };
+    expect(decideWithoutToken(visit(desktop(), home), [signedUp], shared)).toMatchObject({ kind: 'link', visitorId: 'first-sign-up' });
+    // Were a storage in use minutes ago as unlikely lost as the cap allowed before (64 times): a new ID.
+    const cap = MATCH.recentStorageMaxBits;
+    MATCH.recentStorageMaxBits = 6;
+    try {
+      expect(decideWithoutToken(visit(desktop(), home), [signedUp], shared)).toMatchObject({ kind: 'new' });
+    } finally {
+      MATCH.recentStorageMaxBits = cap;
+    }
+  });
+
   it('a fingerprint nobody else shares keeps its ID when its storage is cleared and the page reloaded at once', () => {
     const home = 'v4:81.7.99';
     const laptop = candidate('laptop', [desktop()], { network: home, lastTokenAt: 20 * DAY - 60_000 });
