@@ -71,7 +71,8 @@ function sessionStarts(seed: string, b: SimBrowser, days: number): number[] {
 /** Every visit of one browser, in time order. */
 export function planBrowserVisits(seed: string, b: SimBrowser, days: number): PlannedVisit[] {
   const r = new Rng(seed, 'visits', b.index);
-  // A stream of its own (SimBrowser.clearsBetweenPageViews), drawn only for browsers that do.
+  // A stream of its own (SimBrowser.clearsBetweenPageViews), drawn from only for browsers that
+  // clear between page views, so every other browser's draws stay as they were.
   const abuse = new Rng(seed, 'clearing-sessions', b.index);
   const visits: PlannedVisit[] = [];
   let generation = 0;
@@ -97,7 +98,8 @@ export function planBrowserVisits(seed: string, b: SimBrowser, days: number): Pl
     if (!isPrivate && b.engine === 'webkit' && lastNormalVisit > -Infinity && start - lastNormalVisit > ITP_CAP_MS) generation++;
     // Identify calls per session: mostly one (a login, a checkout), sometimes a few page views.
     let count = 1 + Math.min(4, r.geometric(0.75));
-    // A session of repeated sign-ups: two to four, the site's data cleared before each but the first.
+    // A session of repeated sign-ups: at least two to four page views (up to five when the draw
+    // above gave more), the site's data cleared before each but the first.
     const clearing = !isPrivate && b.clearsBetweenPageViews > 0 && abuse.chance(b.clearsBetweenPageViews);
     if (clearing) count = Math.max(count, abuse.int(2, 4));
     let t = start;
