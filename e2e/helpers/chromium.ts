@@ -2,7 +2,7 @@
  * Launches Debian's Chromium through playwright-core (Playwright cannot download browsers
  * here). The flags keep Chromium from reaching out to the closed network at start-up.
  */
-import { chromium, type Browser, type BrowserContext, type LaunchOptions } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type LaunchOptions } from 'playwright-core';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -13,7 +13,10 @@ export function launchChromium(options: LaunchOptions = {}): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: ARGS, ...options });
 }
 
-/** A normal (not incognito) profile in `userDataDir`: its storage is on disk. */
-export function launchPersistentChromium(userDataDir: string): Promise<BrowserContext> {
-  return chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM_PATH, args: ARGS });
+/**
+ * A normal (not incognito) profile in `userDataDir`: its storage is on disk, and the agent
+ * reports its visits as normal windows (contexts of launchChromium() are private windows to it).
+ */
+export function launchPersistentChromium(userDataDir: string, options: BrowserContextOptions = {}): Promise<BrowserContext> {
+  return chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM_PATH, args: ARGS, ...options });
 }

@@ -1,7 +1,8 @@
 /**
- * The product promise, end to end: the demo page of the real service, in real Chromium,
- * keeps one visitor ID through reloads, cookie clearing, clearing all site storage, a second
- * browser context and a browser upgrade, and gives another device a different ID.
+ * The product promise, end to end: the demo page of the real service, in real Chromium, in a
+ * normal window and in a private one, keeps one visitor ID through reloads, cookie clearing,
+ * clearing all site storage, another profile or window of the same browser, a private window
+ * and a browser upgrade, and gives another device a different ID.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,28 +13,25 @@ import { kyselyOf } from '../../src/service/store/index.js';
 import { startTestService, type TestService } from '../../test/helpers/test-service.js';
 import { launchChromium, launchPersistentChromium } from '../helpers/chromium.js';
 
-let service: TestService;
+/** Private windows (off-the-record contexts) of one Chromium, for every suite. */
 let browser: Browser;
-const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
-  service = await startTestService();
   browser = await launchChromium();
 });
 
 afterAll(async () => {
   await browser?.close();
-  await service?.close();
 });
 
+/** A new private window (closed with the browser). */
 async function newPage(options: BrowserContextOptions = {}): Promise<Page> {
   const context = await browser.newContext(options);
-  contexts.push(context);
   return context.newPage();
 }
 
 /** Loads (or reloads) the demo page and reads what it shows once identification is done. */
-async function identify(page: Page, reload = false, on: TestService = service): Promise<{ visitorId: string; found: string }> {
+async function identify(page: Page, reload: boolean, on: TestService): Promise<{ visitorId: string; found: string }> {
   if (reload) await page.reload();
   else await page.goto(`${on.url}/`);
   const handle = await page.waitForFunction(() => {
@@ -47,12 +45,23 @@ async function identify(page: Page, reload = false, on: TestService = service): 
   return { visitorId, found };
 }
 
-async function storedEventCount(): Promise<number> {
-  const row = await kyselyOf(service.service.ctx.store)
+async function storedEventCount(on: TestService): Promise<number> {
+  const row = await kyselyOf(on.service.ctx.store)
     .selectFrom('events')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/** Whether the service took the visit for a private window (the stored event's `incognito`). */
+async function storedAsPrivate(on: TestService, visitorId: string): Promise<boolean> {
+  const row = await kyselyOf(on.service.ctx.store)
+    .selectFrom('events')
+    .select('incognito')
+    .where('visitor_id', '=', visitorId)
+    .orderBy('timestamp', 'desc')
+    .executeTakeFirstOrThrow();
+  return row.incognito === 1;
 }
 
 /** Clears every storage of the service's origin in the page's context, cookies included. */
@@ -97,54 +106,119 @@ describe("README's first steps on a fresh service: open the demo page, clear all
   });
 });
 
-describe('the demo page in real Chromium', () => {
+/**
+ * Where the demo page is opened. A normal window keeps its storage on disk, and the service
+ * weighs its tokenless visits as a browser that lost its storage; a private window's visits are
+ * private-mode visits (the agent detects them), weighed otherwise: both paths are held here.
+ */
+interface WindowKind {
+  name: string;
+  private: boolean;
+  /** A window with storage of its own: a new profile for normal windows, a new private window. */
+  open(options?: BrowserContextOptions): Promise<Page>;
+  close(): Promise<void>;
+}
+
+function normalWindows(): WindowKind {
+  const profiles: { dir: string; context: BrowserContext }[] = [];
+  return {
+    name: 'a normal window',
+    private: false,
+    async open(options = {}) {
+      const dir = await mkdtemp(join(tmpdir(), 'tessera-e2e-profile-'));
+      const context = await launchPersistentChromium(dir, options);
+      profiles.push({ dir, context });
+      return context.pages()[0] ?? context.newPage();
+    },
+    async close() {
+      for (const { dir, context } of profiles) {
+        await context.close();
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+function privateWindows(): WindowKind {
+  return {
+    name: 'a private window',
+    private: true,
+    open: (options) => newPage(options),
+    close: async () => {},
+  };
+}
+
+/** Playwright's device descriptors name the browser to launch, which a context does not take. */
+function emulate(name: string): BrowserContextOptions {
+  const descriptor = devices[name];
+  if (!descriptor) throw new Error(`Playwright has no device named ${name}`);
+  const { defaultBrowserType: _browser, ...options } = descriptor;
+  return options;
+}
+
+describe.each([normalWindows(), privateWindows()])('the demo page in real Chromium, in $name', (kind) => {
+  let on: TestService;
   let original = '';
   let page: Page;
+  beforeAll(async () => {
+    // A service of its own: each kind starts from a service that has not seen this browser.
+    on = await startTestService();
+  });
+  afterAll(async () => {
+    await kind.close();
+    await on?.close();
+  });
 
   it('shows a new visitor ID on the first visit and stores the event', async () => {
-    const before = await storedEventCount();
-    page = await newPage();
-    const first = await identify(page);
+    const before = await storedEventCount(on);
+    page = await kind.open();
+    const first = await identify(page, false, on);
     original = first.visitorId;
     expect(first.found).toMatch(/^no/);
-    expect(await storedEventCount()).toBe(before + 1);
+    expect(await storedEventCount(on)).toBe(before + 1);
+    expect(await storedAsPrivate(on, original)).toBe(kind.private);
     // The demo lists the events of this visitor, the one just made among them.
     await page.waitForFunction(() => (document.getElementById('events')?.textContent ?? '').includes('.'));
   });
 
   it('keeps the ID after a reload', async () => {
-    const again = await identify(page, true);
+    const again = await identify(page, true, on);
     expect(again.visitorId).toBe(original);
     expect(again.found).toBe('yes');
   });
 
   it('keeps the ID after clearing cookies only (the token survives in the other storages)', async () => {
     await page.context().clearCookies();
-    expect((await identify(page, true)).visitorId).toBe(original);
+    expect((await identify(page, true, on)).visitorId).toBe(original);
   });
 
   it('keeps the ID after clearing all site storage (matched by signals)', async () => {
-    await clearSiteData(page, service);
-    expect((await identify(page, true)).visitorId).toBe(original);
+    await clearSiteData(page, on);
+    const afterClear = await identify(page, true, on);
+    expect(afterClear.visitorId).toBe(original);
+    expect(await page.locator('#confidence').textContent()).toContain('linked without token');
   });
 
-  it('gives a second browser context of the same browser the same ID', async () => {
-    const other = await newPage();
-    expect((await identify(other)).visitorId).toBe(original);
+  it('gives another window of the same browser, with storage of its own, the same ID', async () => {
+    expect((await identify(await kind.open(), false, on)).visitorId).toBe(original);
   });
 
-  it('keeps the ID across a browser upgrade (a newer version in the user agent)', async () => {
+  it('gives a private window of the same browser the same ID', async () => {
+    expect((await identify(await newPage(), false, on)).visitorId).toBe(original);
+  });
+
+  it('keeps the ID across a browser upgrade (a newer version in the user agent), without its storage', async () => {
     const userAgent = await page.evaluate(() => navigator.userAgent);
     const upgraded = userAgent.replace(/Chrome\/(\d+)\.[\d.]+/, (_m, major: string) => `Chrome/${Number(major) + 1}.0.0.0`);
     expect(upgraded).not.toBe(userAgent);
-    const other = await newPage({ userAgent: upgraded });
+    const other = await kind.open({ userAgent: upgraded });
     expect(await other.evaluate(() => navigator.userAgent)).toBe(upgraded);
-    expect((await identify(other)).visitorId).toBe(original);
+    expect((await identify(other, false, on)).visitorId).toBe(original);
   });
 
-  it('gives a context that emulates another device a different ID', async () => {
-    const phone = await newPage({ ...devices['Pixel 7'], locale: 'de-DE', timezoneId: 'Europe/Berlin' });
-    const result = await identify(phone);
+  it('gives a window that emulates another device a different ID', async () => {
+    const phone = await kind.open({ ...emulate('Pixel 7'), locale: 'de-DE', timezoneId: 'Europe/Berlin' });
+    const result = await identify(phone, false, on);
     expect(result.visitorId).not.toBe(original);
     expect(result.found).toMatch(/^no/);
   });
