@@ -7,10 +7,14 @@
  *   A deferred BEGIN that reads and then writes fails at once with SQLITE_BUSY when another
  *   process committed in between (its snapshot is stale, and no waiting can fix that), whatever
  *   busy_timeout says.
- * - While another process holds the lock, the BEGIN is tried again on a timer (1, 2, 4, 8, then
- *   every 16 ms, for up to BUSY_TIMEOUT_MS) instead of in SQLite's busy handler, which sleeps on
- *   the event loop: meanwhile this process goes on parsing and answering requests, and their
- *   writes join the next shared commit (group-commit.ts). Only then does a caller see the error.
+ * - While another process holds the lock, the BEGIN is tried again every millisecond (a timer,
+ *   for up to BUSY_TIMEOUT_MS) instead of in SQLite's busy handler, which sleeps on the event
+ *   loop: meanwhile this process goes on parsing and answering requests, and their writes join
+ *   the next shared commit (group-commit.ts). Only then does a caller see the error. A commit
+ *   holds the lock about a millisecond; a delay that grew (1, 2, 4, 8, then 16 ms) let the other
+ *   worker take the lock again and again meanwhile (`--workers 2` at half load: the longest
+ *   waits' p99 8-16 ms against 7-9 ms every millisecond; docs/performance.md). A failed BEGIN
+ *   costs a lock attempt on the file, no more.
  * - Statements outside transactions keep the connection's busy_timeout (database.ts); in WAL
  *   mode reads never wait for a writer.
  */
@@ -19,7 +23,8 @@ import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, ty
 
 /** How long a write waits for another process's write lock before failing. */
 export const BUSY_TIMEOUT_MS = 5000;
-const MAX_RETRY_DELAY_MS = 16;
+/** Between two attempts at the write lock. */
+const RETRY_DELAY_MS = 1;
 
 const BEGIN_IMMEDIATE = CompiledQuery.raw('begin immediate');
 const NO_WAIT = CompiledQuery.raw('pragma busy_timeout = 0');
@@ -37,14 +42,14 @@ class WriterDriver extends SqliteDriver {
     await connection.executeQuery(NO_WAIT);
     try {
       const deadline = performance.now() + BUSY_TIMEOUT_MS;
-      for (let attempt = 0; ; attempt++) {
+      for (;;) {
         try {
           await connection.executeQuery(BEGIN_IMMEDIATE);
           return;
         } catch (err) {
           if (!isBusyError(err) || performance.now() >= deadline) throw err;
         }
-        await sleep(Math.min(2 ** attempt, MAX_RETRY_DELAY_MS));
+        await sleep(RETRY_DELAY_MS);
       }
     } finally {
       await connection.executeQuery(WAIT);
