@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { identificationProbe, type IdentificationFacts, type IdentificationPlan } from '../../src/service/identification/decide-identification.js';
 import { incompatibility } from '../../src/service/identification/compatibility.js';
 import { extractFeatures, networkKeys } from '../../src/service/identification/features.js';
-import { lastStorageUse, MATCH, scoreCandidate, signatureCrowding, type Candidate } from '../../src/service/identification/matcher.js';
+import { lastStorageUse, MATCH, missedVisits, scoreCandidate, signatureCrowding, successor, type Candidate } from '../../src/service/identification/matcher.js';
 import { explainRelink, silenceBits } from '../../src/service/identification/relink.js';
 import { hopsThrough, inWiderNetwork, networkPrefix, widerNetwork } from '../../src/service/identification/network.js';
 import { CANDIDATES_PER_KEY } from '../../src/service/store/visitors.js';
@@ -171,6 +171,7 @@ function classify(i: number, probe: Probe) {
   if (plan.kind === 'link') {
     const who = owner.get(answer) === r.browser ? "own younger ID" : "another browser's ID";
     add(condition, `linked to ${who}${c ? '' : ' (original not retrieved)'} [${netKind}]`);
+    if (process.env.DIAG_YOUNGER && c && who === 'own younger ID') younger(r, facts, c, facts.candidates.find((x) => x.visitorId === answer)!);
     return;
   }
   if (!c) {
@@ -200,6 +201,26 @@ function classify(i: number, probe: Probe) {
   if (process.env.DIAG_DETAIL && distinguishable && (process.env.DIAG_DETAIL === r.condition || s.sameNetwork)) detail(r, probe, s, c.visitorId);
   const rivals = [ownRivals > 0 ? 'own younger ID' : '', strangerRivals > 0 ? 'strangers' : ''].filter(Boolean).join('+') || 'none';
   add(condition, `new: outweighed (rivals ${rivals}; ${net}) [${netKind}]`);
+}
+
+/**
+ * DIAG_YOUNGER=1: a visit linked to its browser's own younger ID while the original was a
+ * candidate too: whether the younger ID counts as the original's successor (one lineage,
+ * answered with the earliest: matcher.ts successor()), the visits the original missed since the
+ * younger appeared, and for each of the two its age, last visit, visits, jars (p: a private
+ * window's; hours since first-last use) and score (N: seen on this network, H: on another
+ * network of the household, W: in its wider block).
+ */
+function younger(r: (typeof records)[number], facts: IdentificationFacts, orig: Candidate, young: Candidate) {
+  const hours = (t: number) => Math.round((facts.visit.now - t) / 3.6e6);
+  const describe = (x: Candidate) => {
+    const s = scoreCandidate(facts.visit, x);
+    const jars = (x.profile.jars ?? []).map((j) => `${j.p ? 'p' : ''}${hours(j.first)}-${hours(j.last)}h`).join(',');
+    const where = s.sameNetwork ? 'N' : s.householdNetwork ? 'H' : s.sameWideNetwork ? 'W' : '';
+    return `age=${hours(x.firstSeenAt)}h last=${hours(x.lastSeenAt)}h visits=${x.visitCount} jars=${jars} score=${Math.round(s.score)}${where}`;
+  };
+  const missed = missedVisits(orig, facts.visit.now - young.firstSeenAt).toFixed(2);
+  console.log(`YOUNGER ${r.condition} ${r.network} p=${facts.crowding.p} successor=${successor(young, orig, facts.visit.now)} missed=${missed} | ORIG ${describe(orig)} | YOUNG ${describe(young)}`);
 }
 
 /**
