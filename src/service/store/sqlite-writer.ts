@@ -12,9 +12,9 @@
  *   loop: meanwhile this process goes on parsing and answering requests, and their writes join
  *   the next shared commit (group-commit.ts). Only then does a caller see the error. A commit
  *   holds the lock about a millisecond; a delay that grew (1, 2, 4, 8, then 16 ms) let the other
- *   worker take the lock again and again meanwhile (`--workers 2` at half load: the longest
- *   waits' p99 8-16 ms against 7-9 ms every millisecond; docs/performance.md). A failed BEGIN
- *   costs a lock attempt on the file, no more.
+ *   worker take the lock again and again meanwhile (`--workers 2`: the waits' p99 8-17 ms
+ *   against 7-12 ms every millisecond; docs/performance.md). A failed BEGIN costs a lock
+ *   attempt on the file, no more.
  * - Statements outside transactions keep the connection's busy_timeout (database.ts); in WAL
  *   mode reads never wait for a writer.
  */
