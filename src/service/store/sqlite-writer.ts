@@ -10,11 +10,11 @@
  * - While another process holds the lock, the BEGIN is tried again every millisecond (a timer,
  *   for up to BUSY_TIMEOUT_MS) instead of in SQLite's busy handler, which sleeps on the event
  *   loop: meanwhile this process goes on parsing and answering requests, and their writes join
- *   the next shared commit (group-commit.ts). Only then does a caller see the error. A commit
- *   holds the lock about a millisecond; a delay that grew (1, 2, 4, 8, then 16 ms) let the other
- *   worker take the lock again and again meanwhile (`--workers 2`: the waits' p99 8-17 ms
- *   against 7-12 ms every millisecond; docs/performance.md). A failed BEGIN costs a lock
- *   attempt on the file, no more.
+ *   the next shared commit (group-commit.ts). Only then does a caller see the error. A write
+ *   transaction holds the lock about 0.2 ms at the median (3 ms at p99, two workers at half
+ *   load); a delay that grew (1, 2, 4, 8, then 16 ms) let the other worker take the lock again
+ *   and again meanwhile (`--workers 2`: the waits' p99 8-17 ms against 7-12 ms every
+ *   millisecond; docs/performance.md). A failed BEGIN costs a lock attempt on the file, no more.
  * - Statements outside transactions keep the connection's busy_timeout (database.ts); in WAL
  *   mode reads never wait for a writer.
  */
