@@ -73,39 +73,6 @@ async function clearSiteData(page: Page, on: TestService): Promise<void> {
   expect(await page.evaluate(() => document.cookie + localStorage.length)).toBe('0');
 }
 
-describe("README's first steps on a fresh service: open the demo page, clear all site data, reload", () => {
-  let fresh: TestService;
-  let profileDir: string;
-  let normalWindow: BrowserContext;
-  beforeAll(async () => {
-    fresh = await startTestService();
-    // A normal window, as a developer's own browser (contexts of launchChromium() are off the
-    // record: the service takes their visits for private windows, which weigh differently).
-    profileDir = await mkdtemp(join(tmpdir(), 'tessera-e2e-profile-'));
-    normalWindow = await launchPersistentChromium(profileDir);
-  });
-  afterAll(async () => {
-    await normalWindow?.close();
-    await fresh?.close();
-    if (profileDir) await rm(profileDir, { recursive: true, force: true });
-  });
-
-  // A browser the service met seconds ago and nothing else yet: no token came back, no second
-  // storage, no other visitor. What a developer tries first, and what a fraudster does between
-  // two sign-ups on a device the site has not seen before.
-  it('the visitor ID stays, and stays again after a second clear', async () => {
-    const page = await normalWindow.newPage();
-    const first = await identify(page, false, fresh);
-    expect(first.found).toMatch(/^no/);
-    await clearSiteData(page, fresh);
-    const afterClear = await identify(page, true, fresh);
-    expect(afterClear).toEqual({ visitorId: first.visitorId, found: 'yes' });
-    expect(await page.locator('#confidence').textContent()).toContain('linked without token');
-    await clearSiteData(page, fresh);
-    expect((await identify(page, true, fresh)).visitorId).toBe(first.visitorId);
-  });
-});
-
 /**
  * Where the demo page is opened. A normal window keeps its storage on disk, and the service
  * weighs its tokenless visits as a browser that lost its storage; a private window's visits are
@@ -155,6 +122,35 @@ function emulate(name: string): BrowserContextOptions {
   const { defaultBrowserType: _browser, ...options } = descriptor;
   return options;
 }
+
+describe("README's first steps on a fresh service: open the demo page, clear all site data, reload", () => {
+  let fresh: TestService;
+  // A normal window, as a developer's own browser (contexts of launchChromium() are off the
+  // record: the service takes their visits for private windows, which weigh differently).
+  const windows = normalWindows();
+  beforeAll(async () => {
+    fresh = await startTestService();
+  });
+  afterAll(async () => {
+    await windows.close();
+    await fresh?.close();
+  });
+
+  // A browser the service met seconds ago and nothing else yet: no token came back, no second
+  // storage, no other visitor. What a developer tries first, and what a fraudster does between
+  // two sign-ups on a device the site has not seen before.
+  it('the visitor ID stays, and stays again after a second clear', async () => {
+    const page = await windows.open();
+    const first = await identify(page, false, fresh);
+    expect(first.found).toMatch(/^no/);
+    await clearSiteData(page, fresh);
+    const afterClear = await identify(page, true, fresh);
+    expect(afterClear).toEqual({ visitorId: first.visitorId, found: 'yes' });
+    expect(await page.locator('#confidence').textContent()).toContain('linked without token');
+    await clearSiteData(page, fresh);
+    expect((await identify(page, true, fresh)).visitorId).toBe(first.visitorId);
+  });
+});
 
 describe.each([normalWindows(), privateWindows()])('the demo page in real Chromium, in $name', (kind) => {
   let on: TestService;
