@@ -294,32 +294,6 @@ describe('identical devices', () => {
     }
   });
 
-  it('off a home, a private window counts only the look-alikes of a crowd that shares its hardware, not the whole crowd', () => {
-    const home = 'v4:81.7.99';
-    // Another address of the same ISP block, as after a new lease.
-    const sameBlock = 'v4:81.7.12';
-    const ours = candidate('ours', [desktop()], { network: home, lastTokenAt: 15 * DAY });
-    ours.profile.jars = [{ i: 'a', first: 0, last: 15 * DAY }];
-    // Fourteen retrieved visitors of its crowd share its hardware and fonts, none its timezone
-    // and languages: none looks like the visit.
-    const strangers = Array.from({ length: 14 }, (_, i) =>
-      candidate(`stranger-${i}`, [editLanguages(travel(desktop()))], { network: `v4:10.0.${i}`, lastTokenAt: 15 * DAY }),
-    );
-    // Twenty visitors share its drift-robust keys; its complete signature was the candidate's alone.
-    const crowding = { f: 20, l: 20, r: 20, x: 1, p: 2 };
-    const privateWindow = visit({ ...desktop(), incognito: { likely: true, method: 'storage' } }, sameBlock);
-    // One of the fifteen retrieved looks like the visit (two in seventeen, smoothed): about two
-    // devices of the twenty could be behind it, not twenty.
-    expect(decideWithoutToken(privateWindow, [ours, ...strangers], crowding)).toMatchObject({ kind: 'link', visitorId: 'ours' });
-    const shipped = MATCH.crowdLookalikeShare;
-    try {
-      MATCH.crowdLookalikeShare = 0;
-      expect(decideWithoutToken(privateWindow, [ours, ...strangers], crowding)).toMatchObject({ kind: 'new' });
-    } finally {
-      MATCH.crowdLookalikeShare = shipped;
-    }
-  });
-
   it('a private window at a home whose address changed is found on the household\'s earlier network, only there', () => {
     const oldHome = 'v4:81.7.99';
     const newHome = 'v4:92.40.12';

@@ -105,14 +105,6 @@ export const MATCH = {
   newBits: 4,
   /** The same prior for the reported posteriors, log2 (a new ID's is then re-weighed by id-origin.ts). */
   calibratedNewBits: -0.5,
-  /**
-   * Off a home, when the candidate is expected to arrive without its storage, the anonymity set
-   * counts the crowd's share of look-alikes only (crowdLookingAlike); 1 on, 0 off. Accuracy
-   * bench, 60 days, tessera-1 / holdout-2: 5,000 browsers +0.15 / +0.18 points, private windows
-   * +0.53 / +0.91, merged IDs 37 / 39 either way; 10,000 browsers +0.08 / +0.07, private
-   * +0.59 / +0.37, merged IDs +1 / +1 (bench/accuracy/README.md).
-   */
-  crowdLookalikeShare: 1,
   /** A visitor proven to be shared by two browsers (jars.ts), log2. */
   twinnedVisitorBits: -6,
   /**
@@ -417,7 +409,7 @@ export function decideWithoutToken(
   const householdLookalikes = Math.max(crowding.n ?? 0, ...(visit.household ?? []).map((h) => h.lookalikes));
   const others = onNetwork > 0
     ? Math.max(onNetwork, householdLookalikes) - own
-    : Math.max(lookalikes.length, crowdLookingAlike(visit, top.candidate, crowding, lookalikes.length, candidates.length)) - 1;
+    : Math.max(lookalikes.length, signatureCrowding(crowding)) - 1;
   const anonymity = others + 1;
   // "A browser never seen" weighs as much as the other browsers that look like this one; when
   // none does, as a fraction of one (MATCH.unseenLookalikeBits): that nobody else matches is
@@ -541,22 +533,6 @@ export function signatureCrowding(crowding: KeyCrowding): number {
 function exactSignatureBits(visit: VisitContext, c: Candidate, crowding: KeyCrowding, rare: boolean): number {
   if (rare || MATCH.exactSignatureMaxBits <= 0 || crowding.x !== 1 || !isExact(visit.features, c.profile)) return 0;
   return Math.min(MATCH.exactSignatureMaxBits, Math.log2(Math.max(1, signatureCrowding(crowding))));
-}
-
-/**
- * Off a home, the visitors sharing the visit's drift-robust keys (signatureCrowding) stand for
- * the devices of its kind. When the candidate is expected to arrive without its storage (a
- * private window, a browser seen losing it, WebKit's expiry), only as many count as look like
- * the visit: the crowd times the retrieved candidates' share of look-alikes (within
- * MATCH.tieMargin of the best; Laplace-smoothed), as a crowd whose sampled members all differ
- * from the visit hides few devices that would not. Not otherwise: a tokenless visit while the
- * candidate should still hold its token is itself a sign of another device, and there the
- * smaller count linked first visits of other browsers (bench/accuracy/README.md).
- */
-function crowdLookingAlike(visit: VisitContext, c: Candidate, crowding: KeyCrowding, lookalikes: number, retrieved: number): number {
-  const crowd = signatureCrowding(crowding);
-  if (MATCH.crowdLookalikeShare <= 0 || !storageExpectedLost(visit, c)) return crowd;
-  return Math.round(crowd * Math.min(1, (lookalikes + 1) / (retrieved + 2)));
 }
 
 /** The deciding evidence of a link, for `confidence.comment`. */
