@@ -61,7 +61,8 @@ async function storedAsPrivate(on: TestService, visitorId: string): Promise<bool
     .where('visitor_id', '=', visitorId)
     .orderBy('timestamp', 'desc')
     .executeTakeFirstOrThrow();
-  return row.incognito === 1;
+  // 1 on SQLite, true on PostgreSQL; null (not detected) counts as not private.
+  return Boolean(row.incognito);
 }
 
 /** Clears every storage of the service's origin in the page's context, cookies included. */
