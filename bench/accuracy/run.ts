@@ -3,9 +3,15 @@
  * Simulates the population, runs it through the real service, prints the report and writes
  * bench/.out/accuracy.json. Default: 20,000 browsers over 90 simulated days; --quick: 2,000
  * browsers over 30 days. --match (repeatable) changes a matcher tunable for the run
- * (match-overrides.ts); the report names it.
+ * (match-overrides.ts); the report names it. The holdout seed runs in a child process of its
+ * own, beside the main seed, on a machine with more than one core (the simulation and its
+ * SQLite work hold one core each): a full run takes half the time. --sequential runs them one
+ * after the other in this process.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { MATCH } from '../../src/service/identification/matcher.js';
 import { writeBenchOutput } from '../bench-output.js';
@@ -23,6 +29,9 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '16' },
     quick: { type: 'boolean', default: false },
     match: { type: 'string', multiple: true, default: [] },
+    sequential: { type: 'boolean', default: false },
+    // Internal: the child that runs the holdout seed writes its report here instead of printing it.
+    'report-json': { type: 'string' },
   },
 });
 const overrides = applyMatchOverrides(MATCH, values.match);
@@ -57,9 +66,50 @@ async function runSeed(runSeed: string): Promise<{ report: AccuracyReport; markd
   return { report, markdown: reportMarkdown(report) };
 }
 
+/** `childSeed` run by a child process (this script again, on another core): its report. */
+function runSeedInChild(childSeed: string): Promise<AccuracyReport> {
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-accuracy-report-'));
+  const file = join(dir, 'report.json');
+  const args = [
+    ...process.execArgv,
+    process.argv[1]!,
+    ...['--seed', childSeed, '--holdout-seed', '', '--browsers', String(browsers), '--days', String(days), '--concurrency', String(concurrency)],
+    ...values.match.flatMap((m) => ['--match', m]),
+    ...['--report-json', file],
+  ];
+  return new Promise<AccuracyReport>((resolve, reject) => {
+    // Its progress would garble this process's; only the end of its error output is kept.
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let errorTail = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      errorTail = (errorTail + chunk.toString()).slice(-4000);
+    });
+    child.on('error', reject);
+    child.on('exit', (exitCode) => {
+      try {
+        if (exitCode !== 0) throw new Error(`the run of seed ${childSeed} failed (exit code ${exitCode}):\n${errorTail}`);
+        resolve(JSON.parse(readFileSync(file, 'utf8')) as AccuracyReport);
+      } catch (err) {
+        reject(err instanceof Error ? err : new Error(String(err)));
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
+}
+
+if (values['report-json']) {
+  writeFileSync(values['report-json'], JSON.stringify((await runSeed(seed)).report));
+  process.exit(0);
+}
+
+const withHoldout = Boolean(holdoutSeed) && holdoutSeed !== seed;
+const holdoutInChild = withHoldout && !values.sequential && availableParallelism() > 1 ? runSeedInChild(holdoutSeed) : null;
+// Handled when awaited; until then a failure must not end the process as unhandled.
+holdoutInChild?.catch(() => undefined);
 const main = await runSeed(seed);
 console.log(main.markdown);
-const holdout = holdoutSeed && holdoutSeed !== seed ? await runSeed(holdoutSeed) : null;
+const holdout = !withHoldout ? null : holdoutInChild ? { report: await holdoutInChild } : await runSeed(holdoutSeed);
 let markdown = main.markdown;
 if (holdout) {
   const comparison = `The same population model on a second seed (\`${holdoutSeed}\`), never used to tune the matcher:\n\n${seedComparisonMarkdown([main.report, holdout.report])}`;
