@@ -4,9 +4,9 @@
  * bench/.out/accuracy.json. Default: 20,000 browsers over 90 simulated days; --quick: 2,000
  * browsers over 30 days. --match (repeatable) changes a matcher tunable for the run
  * (match-overrides.ts); the report names it. The holdout seed runs in a child process of its
- * own, beside the main seed, on a machine with more than one core (the simulation and its
- * SQLite work hold one core each): a full run takes half the time. --sequential runs them one
- * after the other in this process.
+ * own, beside the main seed, on a machine with more than one core (on two cores a run took
+ * about three quarters of the time: each simulation also keeps part of a second core busy).
+ * --sequential runs them one after the other in this process.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
