@@ -80,12 +80,16 @@ function runSeedInChild(childSeed: string): Promise<AccuracyReport> {
   return new Promise<AccuracyReport>((resolve, reject) => {
     // Its progress would garble this process's; only the end of its error output is kept.
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    // Not left running on its own when this process ends first (the first seed's run failed).
+    const stopChild = () => child.kill();
+    process.on('exit', stopChild);
     let errorTail = '';
     child.stderr.on('data', (chunk: Buffer) => {
       errorTail = (errorTail + chunk.toString()).slice(-4000);
     });
     child.on('error', reject);
     child.on('exit', (exitCode) => {
+      process.off('exit', stopChild);
       try {
         if (exitCode !== 0) throw new Error(`the run of seed ${childSeed} failed (exit code ${exitCode}):\n${errorTail}`);
         resolve(JSON.parse(readFileSync(file, 'utf8')) as AccuracyReport);
