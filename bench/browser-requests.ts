@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IdentifyResponse } from '../src/protocol/index.js';
+import { Rng } from './accuracy/prng.js';
 import { populationRequests } from './population-requests.js';
 
 /**
@@ -39,7 +40,32 @@ export function browserRequests(seed: string, browsers: number, publicKey: strin
     if (opts.origin) headers.origin = new URL(rendered.url).origin;
     (isFirst ? first : later).push({ browser, head: JSON.stringify(request).slice(0, -1), headers });
   }
-  return { first, later };
+  return { first, later: spreadOut(seed, later) };
+}
+
+/**
+ * The later visits in the order the load generators send them: each browser's visits spread
+ * evenly over the list (in their own order), at an offset of its own. A browser's visits are
+ * hours or days apart, so it never has two identifications in flight. In the population's order
+ * (browser by browser) a browser's visits followed one another: with 50 connections, every
+ * visit of the service benchmark's browsers after the first was sent while the browser's
+ * previous one could still be in flight (on PostgreSQL it then waited for that one's lock on the
+ * visitor's row). A browser with n visits in a list of L comes back every L / n requests: at
+ * least 61 requests apart in every load here (25 to 50 connections).
+ */
+function spreadOut(seed: string, visits: BrowserRequest[]): BrowserRequest[] {
+  const perBrowser = new Map<number, BrowserRequest[]>();
+  for (const v of visits) {
+    const own = perBrowser.get(v.browser);
+    if (own) own.push(v);
+    else perBrowser.set(v.browser, [v]);
+  }
+  const placed: { at: number; visit: BrowserRequest }[] = [];
+  for (const [browser, own] of perBrowser) {
+    const offset = new Rng(seed, 'load-order', browser).next();
+    own.forEach((visit, k) => placed.push({ at: (k + offset) / own.length, visit }));
+  }
+  return placed.sort((a, b) => a.at - b.at || a.visit.browser - b.visit.browser).map((p) => p.visit);
 }
 
 /**
