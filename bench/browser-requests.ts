@@ -46,12 +46,13 @@ export function browserRequests(seed: string, browsers: number, publicKey: strin
 /**
  * The later visits in the order the load generators send them: each browser's visits spread
  * evenly over the list (in their own order), at an offset of its own. A browser's visits are
- * hours or days apart, so it never has two identifications in flight. In the population's order
- * (browser by browser) a browser's visits followed one another: with 50 connections, every
- * visit of the service benchmark's browsers after the first was sent while the browser's
- * previous one could still be in flight (on PostgreSQL it then waited for that one's lock on the
- * visitor's row). A browser with n visits in a list of L comes back every L / n requests: at
- * least 61 requests apart in every load here (25 to 50 connections).
+ * hours or days apart, so its identifications should not be in flight together. In the
+ * population's order (browser by browser) a browser's visits followed one another: with 50
+ * connections, every visit of the service benchmark's browsers after the first was sent while
+ * the browser's previous one could still be in flight (on PostgreSQL it then waited for that
+ * one's lock on the visitor's row). A browser with n visits in a list of L comes back every L / n requests: at
+ * least 61 requests apart in every load here (25 to 50 connections), by when its previous one
+ * has nearly always been answered (only one slower than the next 60 requests still isn't).
  */
 function spreadOut(seed: string, visits: BrowserRequest[]): BrowserRequest[] {
   const perBrowser = new Map<number, BrowserRequest[]>();

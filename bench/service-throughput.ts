@@ -604,7 +604,7 @@ async function main(): Promise<void> {
     `${EVENTS.toLocaleString('en')} stored events (${VISITORS.toLocaleString('en')} visitors) before the run` +
       (PG_PAST_WEEKS > 0 && ENGINES.includes('postgres') ? `, and on PostgreSQL ${PG_PAST_WEEKS} empty partitions of past weeks (a long retention's)` : '') +
       `; ${BROWSERS.toLocaleString('en')} simulated browsers ` +
-      `warmed up with their first visit, then their later visits (each with the newest token its browser received, with drift, from its own address through X-Forwarded-For; each browser's visits spread over the load, so none has two in flight) sent by autocannon: ${CONNECTIONS} connections, ${DURATION_S} s per load, over loopback. ` +
+      `warmed up with their first visit, then their later visits (each with the newest token its browser received, with drift, from its own address through X-Forwarded-For; each browser's visits spread over the load, not sent together) sent by autocannon: ${CONNECTIONS} connections, ${DURATION_S} s per load, over loopback. ` +
       `Target: at least 25% of the echo's rate on SQLite, p99 < 25 ms. Load average at the start: ${loadAtStart}, at the end: ${loadavg().map((l) => l.toFixed(1)).join(', ')} on ${availableParallelism()} cores.`,
     '',
     '| Server | Requests/s | p50 | p99 | Server CPU per request | Share of echo (rate) | Errors |',

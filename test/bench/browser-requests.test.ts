@@ -26,7 +26,7 @@ describe('the load benchmarks\' later visits', () => {
     expect(heads(later)).toEqual(fromPopulation);
   });
 
-  it('never send a browser\'s next visit while its previous one can still be in flight', () => {
+  it('keep a browser\'s visits further apart than a load has connections', () => {
     const firstAt = new Map<number, number>();
     const lastAt = new Map<number, number>();
     let closest = Infinity;
