@@ -39,6 +39,22 @@ it('asks once for all the reads of one callback, and again in the next', async (
   expect(state.loads).toBe(3); // a, b and c, each loaded once
 });
 
+it('asks once when the callback reads before its first await, as a request handler does', async () => {
+  const { state, read } = counted();
+  await new Promise<void>((resolve) => {
+    setImmediate(() => {
+      void (async () => {
+        await read('a');
+        await read('b');
+        await read('c');
+        resolve();
+      })();
+    });
+  });
+  expect(state.asked).toBe(1);
+  expect(state.loads).toBe(3);
+});
+
 it('a change reported in a later callback drops what was cached', async () => {
   const { state, read } = counted();
   expect(await read('a')).toBe('a@1');

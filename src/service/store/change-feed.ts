@@ -37,7 +37,7 @@ export interface ChangeFeed {
 
 export function sqliteChangeFeed(sqlite: SQLite.Database): ChangeFeed {
   // Prepared once: `sqlite.pragma()` compiles its statement on every call, and this runs before
-  // every cached read (twice per identification).
+  // the first cached read of each event-loop callback (once per identification).
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
   const version = () => dataVersion.get() as number;
   // The counter of changes to cached tables (migration 010); until it exists, every commit elsewhere counts.

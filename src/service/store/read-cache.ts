@@ -37,16 +37,22 @@ export interface ReadCaches {
 /**
  * `check`, asked at most once until the current callback's microtasks and ticks have run (the
  * answer `false` stands for the rest of it; `true` has been acted on by the first caller).
+ *
+ * Forgotten in a tick queued from a microtask: Node runs the ticks queued there only once the
+ * microtask queue is empty, so after every continuation of the callback's promises. A tick
+ * queued directly would run before the first of them when the check comes from the callback's
+ * synchronous part (the request handler before its first `await`): a request then asked twice.
  */
 function oncePerCallback(check: () => boolean): () => boolean {
   let asked = false;
   const forget = () => {
     asked = false;
   };
+  const forgetOnceMicrotasksRan = () => process.nextTick(forget);
   return () => {
     if (asked) return false;
     asked = true;
-    process.nextTick(forget);
+    queueMicrotask(forgetOnceMicrotasksRan);
     return check();
   };
 }
