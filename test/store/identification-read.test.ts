@@ -55,6 +55,33 @@ describe('the identification read on postgres', () => {
     expect(shared.crowding).toEqual({ s: 12 });
   });
 
+  it('reads a token visitor that may be relinked and its candidates in two statements, the candidates the separate statements find', async () => {
+    const activity = { ip: '192.0.2.9', linkedId: 'L9', replaySince: NOW - MINUTE, now: NOW };
+    for (const keys of [['s:shared', 's:own3', 'p:net'], ['s:own1', 's:own2'], ['s:none'], []]) {
+      let loaded: Awaited<ReturnType<typeof loadIdentificationState>> | undefined;
+      const statements = await statementsDuring(async () => {
+        loaded = await loadIdentificationState(store, {
+          workspaceId: t.workspaceId,
+          tokenVisitorId: 'vis5',
+          keys,
+          activity,
+          candidatesForToken: () => true,
+        });
+      });
+      // Without keys there is nothing to read but the token's visitor.
+      expect(statements.map((s) => s.text), statements.map((s) => s.text).join('\n---\n')).toHaveLength(keys.length > 0 ? 2 : 1);
+      const separate = await findCandidates(store, t.workspaceId, keys);
+      expect(loaded!.tokenVisitor?.visitorId).toBe('vis5');
+      expect(sort(loaded!.candidates)).toEqual(sort(separate.candidates));
+      expect(loaded!.crowding).toEqual(separate.crowding);
+      // Visitors seen at the same time may come in either order.
+      expect([...loaded!.networkVisitors].sort()).toEqual([...separate.networkVisitors].sort());
+      // The network's activity read ahead is the token read's, as when no candidates are read.
+      const alone = await loadIdentificationState(store, { workspaceId: t.workspaceId, tokenVisitorId: 'vis5', keys, activity });
+      expect(loaded!.prefetched?.network).toEqual(alone.prefetched?.network);
+    }
+  });
+
   it("reads the token visitor alone, and ahead the recent activity the separate read finds", async () => {
     const ids = { workspaceId: t.workspaceId, environmentId: t.environmentId };
     for (const [minutes, ip, linkedId] of [[2, '192.0.2.1', 'L1'], [30, '192.0.2.2', 'L2'], [300, '192.0.2.1', 'L1']] as const) {

@@ -9,7 +9,7 @@ import type { Engine } from './database.js';
 import { commitTogether } from './group-commit.js';
 import { internalsOf, type Store } from './handle.js';
 import { createParsedJsonCache } from './parsed-json-cache.js';
-import { prepareQuery } from './prepared-query.js';
+import { prepareQuery, type Variant } from './prepared-query.js';
 import { activityRowsSql, activityVariant, recentActivityValues, type ActivityRow, type PrefetchedActivity, type RecentActivityQuery } from './recent-activity.js';
 import type { Database } from './schema.js';
 import { findSurvivingVisitorId } from './visitor-links.js';
@@ -556,6 +556,18 @@ async function loadTokenVisitor(store: Store, workspaceId: string, visitorId: st
   return surviving === undefined ? null : loadVisitor(store, workspaceId, surviving);
 }
 
+/** keysReadOnPostgres's one row. */
+async function readKeysOnPostgres(store: Store, values: object, variant: Variant): Promise<KeysReadRow> {
+  const [row] = await keysReadOnPostgres(store, values, variant);
+  if (!row) throw new Error('the identification read returned no row');
+  return row;
+}
+
+/** The candidates part of keysReadOnPostgres's row. */
+function candidateRead(row: KeysReadRow): CandidateRead {
+  return { candidates: row.candidates.map(toRecord), crowding: row.crowding ?? {}, networkVisitors: row.network_visitors };
+}
+
 /** A token visit that needs no candidates. */
 const NO_CANDIDATES: CandidateRead = { candidates: [], crowding: {}, networkVisitors: [] };
 
@@ -591,23 +603,21 @@ export async function loadIdentificationState(
         const tokenVisitor = toRecord(row.token_visitor);
         const prefetched = q.activity && { network: row.network, visitor: { visitorId: tokenVisitor.visitorId, rows: row.token_activity } };
         if (!q.candidatesForToken?.(tokenVisitor)) return { tokenVisitor, ...NO_CANDIDATES, ...(prefetched && { prefetched }) };
-        // A young ID that may be relinked: the candidates too (the prefetched network activity
-        // stays valid; the visitor's activity is read again if the visit moves to another ID).
-        return { tokenVisitor, ...(await findCandidates(store, q.workspaceId, q.keys)), ...(q.activity && { prefetched: { network: row.network } }) };
+        // A young ID that may be relinked: the candidates too, in the read of a visit without
+        // a token, its network's activity left out (read above: no IP or linked_id to scan).
+        // The prefetched network activity stays valid; the visitor's is read again if the
+        // visit moves to another ID.
+        const candidates = q.keys.length === 0
+          ? NO_CANDIDATES
+          : candidateRead(await readKeysOnPostgres(store, { ...activity(null), ip: null, linkedId: null, keys: JSON.stringify(q.keys) }, variant));
+        return { tokenVisitor, ...candidates, ...(q.activity && { prefetched: { network: row.network } }) };
       }
       // Gone: relinked to another visitor (its token follows it), or deleted.
       const relinkedTo = await loadTokenVisitor(store, q.workspaceId, q.tokenVisitorId);
       if (relinkedTo) return { tokenVisitor: relinkedTo, ...NO_CANDIDATES };
     }
-    const [row] = await keysReadOnPostgres(store, { ...activity(null), keys: JSON.stringify(q.keys) }, variant);
-    if (!row) throw new Error('the identification read returned no row');
-    return {
-      tokenVisitor: null,
-      candidates: row.candidates.map(toRecord),
-      crowding: row.crowding ?? {},
-      networkVisitors: row.network_visitors,
-      ...(q.activity && { prefetched: { network: row.network } }),
-    };
+    const row = await readKeysOnPostgres(store, { ...activity(null), keys: JSON.stringify(q.keys) }, variant);
+    return { tokenVisitor: null, ...candidateRead(row), ...(q.activity && { prefetched: { network: row.network } }) };
   }
   const tokenVisitor = q.tokenVisitorId === undefined ? null : await loadTokenVisitor(store, q.workspaceId, q.tokenVisitorId);
   if (tokenVisitor && !q.candidatesForToken?.(tokenVisitor)) return { tokenVisitor, ...NO_CANDIDATES };
