@@ -56,29 +56,32 @@ describe('the identification read on postgres', () => {
   });
 
   it('reads a token visitor that may be relinked and its candidates in two statements, the candidates the separate statements find', async () => {
+    // An event of the visit's network, so that its activity read ahead is not empty.
+    await insertEvent(store, makeEvent(NOW - MINUTE, 'vis7', { ip_address: '192.0.2.9', linked_id: 'L9' }), { workspaceId: t.workspaceId, environmentId: t.environmentId });
     const activity = { ip: '192.0.2.9', linkedId: 'L9', replaySince: NOW - MINUTE, now: NOW };
     for (const keys of [['s:shared', 's:own3', 'p:net'], ['s:own1', 's:own2'], ['s:none'], []]) {
-      let loaded: Awaited<ReturnType<typeof loadIdentificationState>> | undefined;
-      const statements = await statementsDuring(async () => {
-        loaded = await loadIdentificationState(store, {
+      const read = () =>
+        loadIdentificationState(store, {
           workspaceId: t.workspaceId,
           tokenVisitorId: 'vis5',
           keys,
           activity,
           candidatesForToken: () => true,
         });
-      });
+      const texts = (await statementsDuring(read)).map((s) => s.text);
       // Without keys there is nothing to read but the token's visitor.
-      expect(statements.map((s) => s.text), statements.map((s) => s.text).join('\n---\n')).toHaveLength(keys.length > 0 ? 2 : 1);
+      expect(texts, texts.join('\n---\n')).toHaveLength(keys.length > 0 ? 2 : 1);
+      const loaded = await read();
       const separate = await findCandidates(store, t.workspaceId, keys);
-      expect(loaded!.tokenVisitor?.visitorId).toBe('vis5');
-      expect(sort(loaded!.candidates)).toEqual(sort(separate.candidates));
-      expect(loaded!.crowding).toEqual(separate.crowding);
+      expect(loaded.tokenVisitor?.visitorId).toBe('vis5');
+      expect(sort(loaded.candidates)).toEqual(sort(separate.candidates));
+      expect(loaded.crowding).toEqual(separate.crowding);
       // Visitors seen at the same time may come in either order.
-      expect([...loaded!.networkVisitors].sort()).toEqual([...separate.networkVisitors].sort());
-      // The network's activity read ahead is the token read's, as when no candidates are read.
+      expect([...loaded.networkVisitors].sort()).toEqual([...separate.networkVisitors].sort());
+      // The network's activity read ahead is the token read's (the candidates' read scans none).
       const alone = await loadIdentificationState(store, { workspaceId: t.workspaceId, tokenVisitorId: 'vis5', keys, activity });
-      expect(loaded!.prefetched?.network).toEqual(alone.prefetched?.network);
+      expect(loaded.prefetched?.network).toEqual(alone.prefetched?.network);
+      expect(loaded.prefetched?.network.find((r) => r.source === 'ip')).toMatchObject({ n_24_hours: 1 });
     }
   });
 
