@@ -11,6 +11,15 @@
  * Where the original was not retrieved, a section of its own says where it had been seen: on
  * the visit's network, only elsewhere, or elsewhere but on a network that another visitor of
  * this one was seen on too (a household the service can link: household.ts).
+ *
+ * DIAG_COHORT=<cohort> classifies only the visits of that cohort's browsers (the report's
+ * cohort names, e.g. clears-between-page-views). DIAG_CROWD_OWNERS=1 says, for an original
+ * crowded out of a key, how many of the newer IDs on it are the browser's own (`>8(own 9)`:
+ * nine or more), and the storage-loss cohorts and IDs so far of those browsers.
+ * DIAG_TRACE=<cohort> (DIAG_TRACE_N browsers, 3 by default) prints every visit of the first
+ * browsers of that cohort: its storage jar, condition, network, which of the browser's IDs
+ * answered (`id#0` its original), and for a visit without a token the network and key counts,
+ * the candidates read and the answer's comment.
  */
 import { parseArgs } from 'node:util';
 import { identificationProbe, type IdentificationFacts, type IdentificationPlan } from '../../src/service/identification/decide-identification.js';
@@ -139,8 +148,10 @@ function retrievalMiss(probe: Probe, orig: string): string {
     const m = keyIndex.get(key);
     const at = m?.get(orig);
     if (!m || at === undefined || key.startsWith('p:')) continue;
-    const rank = [...m.values()].filter((t) => t > at).length;
-    shared.push(`${key.slice(0, key.indexOf(':'))}${rank >= CANDIDATES_PER_KEY ? '>8' : `#${rank}`}`);
+    const newer = [...m.entries()].filter(([, t]) => t > at);
+    const rank = newer.length;
+    const own = newer.filter(([id]) => owner.get(id) === owner.get(orig)).length;
+    shared.push(`${key.slice(0, key.indexOf(':'))}${rank >= CANDIDATES_PER_KEY ? (process.env.DIAG_CROWD_OWNERS ? `>8(own ${Math.min(own, 9)})` : '>8') : `#${rank}`}`);
   }
   return shared.length === 0 ? 'no shared key' : `crowded out (${shared.sort().join(' ')})`;
 }
@@ -148,6 +159,7 @@ function retrievalMiss(probe: Probe, orig: string): string {
 function classify(i: number, probe: Probe) {
   const r = records[i]!;
   const { facts, plan } = probe;
+  if (process.env.DIAG_COHORT && !result.population.browsers[r.browser]!.cohorts.includes(process.env.DIAG_COHORT)) return;
   const distinguishable = limitId(r) === limitOriginal.get(r.browser);
   const condition = `${r.condition}${r.condition === 'first-visit' ? '' : distinguishable ? ` (${LIMIT}: distinguishable)` : ` (${LIMIT}: ambiguous)`}`;
   const answer = r.serviceId!;
@@ -177,6 +189,12 @@ function classify(i: number, probe: Probe) {
   if (!c) {
     add(condition, `new: original not retrieved: ${retrievalMiss(probe, orig!).replace(/#\d+/g, '')} [${netKind}]`);
     add(`${condition}: where the original not retrieved was seen`, whereOriginalWasSeen(orig!, facts.visit.network, netKind));
+    if (process.env.DIAG_CROWD_OWNERS) {
+      const b = result.population.browsers[r.browser]!;
+      const ids = new Set(records.slice(0, i).filter((x) => x.browser === r.browser && x.serviceId).map((x) => x.serviceId));
+      // The cohorts that lose storage; `ids`: how many IDs the browser had before this visit.
+      add(`${condition}: cohorts of the original not retrieved`, `${b.cohorts.filter((c) => /clear|itp|private/.test(c)).join(',') || 'none'} ids=${ids.size >= 10 ? '10+' : ids.size}`);
+    }
     if (process.env.DIAG_CROWDED) add(`${condition}: components the original's last visit differed in, when not retrieved`, differingComponents(facts.visit.features.values, lastValuesOf.get(orig!) ?? {}));
     return;
   }
@@ -327,4 +345,21 @@ function detail(r: (typeof records)[number], probe: Probe, s: ReturnType<typeof 
   const line = all.map((x) => `${x.candidate.visitorId === orig ? 'ORIG' : owner.get(x.candidate.visitorId) === r.browser ? 'own' : 'str'}:${Math.round(x.score)}${x.sameNetwork ? 'N' : x.sameWideNetwork ? 'W' : ''}${facts.visit.network !== null && hopsThrough(facts.visit.network, x.candidate.profile.nets, MATCH.poolNetworks) ? 'P' : ''}${x.candidate.profile.contested ? 'c' : ''}${x.candidate.profile.twins ? 't' : ''} v${(x.candidate as { visitCount?: number }).visitCount}`).join(' ');
   console.log(`DETAIL ${r.condition} ${r.network} p=${facts.crowding.p} n=${facts.crowding.n} r=${facts.crowding.r} f=${facts.crowding.f} l=${facts.crowding.l} x=${facts.crowding.x} h=${facts.crowding.h} | ${line} | ${probe.plan.confidence.comment ?? ''}`);
   void s;
+}
+
+if (process.env.DIAG_TRACE) {
+  const wanted = result.population.browsers.filter((b) => b.cohorts.includes(process.env.DIAG_TRACE!)).slice(0, Number(process.env.DIAG_TRACE_N ?? 3));
+  for (const b of wanted) {
+    const idsSeen: string[] = [];
+    console.log(`TRACE browser ${b.index} ${b.cohorts.join(',')}`);
+    records.forEach((r, i) => {
+      if (r.browser !== b.index) return;
+      const id = r.serviceId ?? '-';
+      if (!idsSeen.includes(id)) idsSeen.push(id);
+      const probe = probeOf.get(i);
+      const c = probe?.facts.crowding;
+      const at = new Date(r.t).toISOString().slice(5, 16);
+      console.log(`  ${at} ${visits[i]!.jar.padEnd(8)} ${r.condition.padEnd(12)} ${r.network.padEnd(8)} id#${idsSeen.indexOf(id)} ${probe ? `p=${c?.p} n=${c?.n} x=${c?.x} cands=${probe.facts.candidates.length} | ${probe.plan.confidence.comment ?? ''}` : ''}`);
+    });
+  }
 }
