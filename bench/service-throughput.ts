@@ -37,6 +37,9 @@
  * than the velocity windows, and --retention-days 3650 keeps the purge job off them); their CPU
  * per request is the CPU time of the primary and its workers, read from /proc (Linux). On a
  * machine with fewer cores than workers plus the load generator, the workers share cores.
+ * BENCH_ALT_NODE_ARGS="<node options>" starts every second of those commands with these options
+ * of node before the CLI (e.g. `--initial-old-space-size=128`, with BENCH_WORKERS=1,1,1,1): an
+ * alternated comparison of Node options on the command as it runs in production.
  *
  * BENCH_PG_WEEKS=<n> adds n empty partitions of past weeks to PostgreSQL's events before the load,
  * as a long retention keeps them (ten years: about 520; the service then runs with 3650 days of
@@ -471,7 +474,9 @@ async function runWorkers(buildPayloads: (publicKey: string) => ReturnType<typeo
       // BENCH_CPU_PROFILE: V8's profiler in the command's processes too, written as each exits.
       const profiling = process.env.BENCH_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`] : [];
       // At the default log level, as it runs in production: one access line per request.
-      const child = spawn(process.execPath, [...profiling, CLI, 'start', '--workers', String(workers), '--port', '0', '--json',
+      const alt = process.env.BENCH_ALT_NODE_ARGS && results.length % 2 === 1 ? process.env.BENCH_ALT_NODE_ARGS.split(' ').filter(Boolean) : [];
+      if (alt.length) console.log(`  (node ${alt.join(' ')})`);
+      const child = spawn(process.execPath, [...profiling, ...alt, CLI, 'start', '--workers', String(workers), '--port', '0', '--json',
         '--trust-proxy', '--no-demo', '--retention-days', '3650', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
       const exited = new Promise((resolve) => child.on('close', resolve));
       try {
