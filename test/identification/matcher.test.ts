@@ -409,6 +409,39 @@ describe('identical devices', () => {
     expect(decideWithoutToken({ ...visit(iphone(), home), now: 12.5 * DAY }, [later, stillActive], crowding)).toMatchObject({ kind: 'new' });
   });
 
+  it('an abandoned storage (a look-alike ID seen once, days ago, never back with its token) weighs less than a device in use', () => {
+    const home = 'v4:81.7.99';
+    // The original: five visits over 18 days, one storage lost on day 10 already (two jars).
+    const original = candidate('original', [windowsChrome()], { network: home, firstSeenAt: 0, lastTokenAt: 18 * DAY });
+    Object.assign(original, { lastSeenAt: 18 * DAY, visitCount: 5 });
+    original.profile.jars = [{ i: 'a1', first: 10.1 * DAY, last: 18 * DAY }, { i: 'a0', first: 0, last: 10 * DAY }];
+    // Created among look-alikes half a day later, seen once, its storage never used again: too
+    // soon for the original, at its rate, to count as quiet, so not its lineage.
+    const abandoned = candidate('abandoned', [windowsChrome()], { network: home, firstSeenAt: 18.5 * DAY, lastTokenAt: null });
+    Object.assign(abandoned, { lastSeenAt: 18.5 * DAY, visitCount: 1 });
+    abandoned.profile.jars = [{ i: 'b', first: 18.5 * DAY, last: 18.5 * DAY }];
+    abandoned.profile.contested = true;
+    const crowding = { f: 30, l: 30, r: 30, h: 30, n: 2, p: 2 };
+    const at = (now: number) => ({ ...visit(windowsChrome(), home), now });
+    expect(decideWithoutToken(at(20 * DAY), [abandoned, original], crowding)).toMatchObject({ kind: 'link', visitorId: 'original' });
+    const before = MATCH.abandonedStorageBits;
+    MATCH.abandonedStorageBits = 0;
+    try {
+      // Two IDs of equal weight: no clear margin.
+      expect(decideWithoutToken(at(20 * DAY), [abandoned, original], crowding)).toMatchObject({ kind: 'new' });
+    } finally {
+      MATCH.abandonedStorageBits = before;
+    }
+    // Less than a day since: its device may still come back with it.
+    expect(decideWithoutToken(at(19 * DAY), [abandoned, original], crowding)).toMatchObject({ kind: 'new' });
+    // Created while no known visitor looked like it: not a lost storage of a look-alike.
+    const firstOfItsKind = { ...abandoned, profile: { ...abandoned.profile, contested: undefined } };
+    expect(decideWithoutToken(at(20 * DAY), [firstOfItsKind, original], crowding)).toMatchObject({ kind: 'new' });
+    // Its storage was in use while the original's was: another browser, not a lost storage of it.
+    const overlapping = { ...original, profile: { ...original.profile, jars: [{ i: 'a1', first: 10.1 * DAY, last: 19 * DAY }, { i: 'a0', first: 0, last: 10 * DAY }] } };
+    expect(decideWithoutToken(at(20 * DAY), [abandoned, overlapping], crowding)).toMatchObject({ kind: 'new' });
+  });
+
   it('a link names its deciding evidence in the comment', () => {
     const original = candidate('original', [iphone()], { network: 'v4:81.7.99', firstSeenAt: 0, lastTokenAt: null });
     const decision = decideWithoutToken(visit(iphone(), 'v4:81.7.99'), [original], { f: 1, n: 1, p: 1 });
