@@ -437,9 +437,10 @@ describe('identical devices', () => {
     // Created while no known visitor looked like it: not a lost storage of a look-alike.
     const firstOfItsKind = { ...abandoned, profile: { ...abandoned.profile, contested: undefined } };
     expect(decideWithoutToken(at(20 * DAY), [firstOfItsKind, original], crowding)).toMatchObject({ kind: 'new' });
-    // Its storage was in use while the original's was: another browser, not a lost storage of it.
-    const overlapping = { ...original, profile: { ...original.profile, jars: [{ i: 'a1', first: 10.1 * DAY, last: 19 * DAY }, { i: 'a0', first: 0, last: 10 * DAY }] } };
-    expect(decideWithoutToken(at(20 * DAY), [abandoned, overlapping], crowding)).toMatchObject({ kind: 'new' });
+    // The oldest look-alike is not weighed down: the abandoned ID alone is not out-weighed by it.
+    const older = { ...abandoned, visitorId: 'older', firstSeenAt: 17 * DAY };
+    expect(decideWithoutToken(at(20 * DAY), [abandoned, older], crowding)).toMatchObject({ kind: 'link', visitorId: 'older' });
+    expect(decideWithoutToken(at(20 * DAY), [{ ...abandoned, firstSeenAt: 16 * DAY }, older], crowding)).toMatchObject({ kind: 'link', visitorId: 'abandoned' });
   });
 
   it('a link names its deciding evidence in the comment', () => {

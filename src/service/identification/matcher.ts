@@ -144,11 +144,11 @@ export const MATCH = {
   lineage: 1,
   /**
    * An abandoned storage among the look-alikes (abandonedStorage()): an ID created among
-   * look-alikes, seen once a day or more ago and never back with its token, that may be a lost
-   * storage of an older look-alike candidate, weighs this much less, log2. Most such IDs are
-   * one-time visitors or a browser's storage cleared right after use, not a device still in use.
-   * Accuracy bench, 20,000 browsers, 30 days (`tessera-1`): merged IDs 123 -> 103 for -0.26
-   * points of re-identification (bench/accuracy/README.md); 0 turns it off.
+   * look-alikes, seen once a day or more ago and never back with its token, younger than another
+   * look-alike of the visit, weighs this much less, log2. Most such IDs are one-time visitors or
+   * a browser's storage cleared right after use, not a device still in use. Accuracy bench,
+   * 20,000 browsers, 30 days (`tessera-1`): merged IDs 123 -> 95 for -0.34 points of
+   * re-identification (bench/accuracy/README.md); 0 turns it off.
    */
   abandonedStorageBits: 2,
   /**
@@ -483,15 +483,14 @@ export function lineages(scored: readonly CandidateScore[], now: number): Candid
  * new visitor while look-alikes existed (what a storage loss among look-alikes looks like),
  * after `earlier`; neither was proven shared by two browsers; their stable hardware and OS
  * signals are compatible; and their storages were never in use at the same time (one browser
- * uses one storage at a time; private windows live beside it). `requireQuiet` false leaves out
- * the quiet spell (abandonedStorage()).
+ * uses one storage at a time; private windows live beside it).
  */
-export function successor(later: Candidate, earlier: Candidate, now: number, requireQuiet = true): boolean {
+export function successor(later: Candidate, earlier: Candidate, now: number): boolean {
   if (later.profile.contested !== true || later.firstSeenAt <= earlier.firstSeenAt) return false;
   // The earlier ID went quiet when the later one appeared, for longer than it takes it to come
   // back at its own rate (relink.ts applies the same rule): another device of its kind that
   // simply has not visited lately is not taken for it.
-  if (requireQuiet && missedVisits(earlier, now - later.firstSeenAt) < MATCH.relinkQuietVisits) return false;
+  if (missedVisits(earlier, now - later.firstSeenAt) < MATCH.relinkQuietVisits) return false;
   if (later.profile.twins || earlier.profile.twins) return false;
   if (profileIncompatibility(later.profile, earlier.profile) !== null) return false;
   const normal = (c: Candidate) => (c.profile.jars ?? []).filter((j) => !j.p && !j.x);
@@ -503,16 +502,17 @@ export function successor(later: Candidate, earlier: Candidate, now: number, req
 
 /**
  * An abandoned storage: an ID created among look-alikes (contested), seen once, a day or more
- * before `now`, whose token never came back, and which may be a lost storage of another of the
- * visit's look-alikes (successor() of it, whether or not that one went quiet since). A device
- * that keeps its storage comes back with it; one that never came back at all is most likely a
- * one-time visitor, or the storage a browser cleared right after using it (repeated sign-ups),
- * so as a rival or a candidate it stands for less than a device in use (MATCH.abandonedStorageBits).
+ * before `now`, whose token never came back, younger than another of the visit's look-alikes.
+ * A device that keeps its storage comes back with it; one that never came back at all is most
+ * likely a one-time visitor, or the storage a browser cleared right after using it (repeated
+ * sign-ups), so as a rival or a candidate it stands for less than a device in use
+ * (MATCH.abandonedStorageBits). The oldest look-alike is left as it is: it may be the browser
+ * whose storages the younger ones are.
  */
 function abandonedStorage(c: Candidate, lookalikes: readonly CandidateScore[], now: number): boolean {
   if (MATCH.abandonedStorageBits <= 0 || c.profile.contested !== true || (c.visitCount ?? 0) > 1 || c.lastTokenAt !== null) return false;
   if (now - c.firstSeenAt < DAY_MS) return false;
-  return lookalikes.some((o) => o.candidate !== c && successor(c, o.candidate, now, false));
+  return lookalikes.some((o) => o.candidate !== c && o.candidate.firstSeenAt < c.firstSeenAt);
 }
 
 /**
