@@ -434,10 +434,11 @@ describe('identical devices', () => {
     }
     // Less than a day since: its device may still come back with it.
     expect(decideWithoutToken(at(19 * DAY), [abandoned, original], crowding)).toMatchObject({ kind: 'new' });
-    // Created while no known visitor looked like it: not a lost storage of a look-alike.
+    // Created while no known visitor looked like it (not contested): it stands as it is.
     const firstOfItsKind = { ...abandoned, profile: { ...abandoned.profile, contested: undefined } };
     expect(decideWithoutToken(at(20 * DAY), [firstOfItsKind, original], crowding)).toMatchObject({ kind: 'new' });
-    // The oldest look-alike is not weighed down: the abandoned ID alone is not out-weighed by it.
+    // Only a younger one is weighed down: of two abandoned storages, the older stands (it may be
+    // the browser whose storages the younger ones are), whichever of the two it is.
     const older = { ...abandoned, visitorId: 'older', firstSeenAt: 17 * DAY };
     expect(decideWithoutToken(at(20 * DAY), [abandoned, older], crowding)).toMatchObject({ kind: 'link', visitorId: 'older' });
     expect(decideWithoutToken(at(20 * DAY), [{ ...abandoned, firstSeenAt: 16 * DAY }, older], crowding)).toMatchObject({ kind: 'link', visitorId: 'abandoned' });

@@ -147,8 +147,9 @@ export const MATCH = {
    * look-alikes, seen once a day or more ago and never back with its token, younger than another
    * look-alike of the visit, weighs this much less, log2. Most such IDs are one-time visitors or
    * a browser's storage cleared right after use, not a device still in use. Accuracy bench,
-   * 20,000 browsers, 30 days (`tessera-1`): merged IDs 123 -> 95 for -0.34 points of
-   * re-identification (bench/accuracy/README.md); 0 turns it off.
+   * 20,000 browsers, 90 days (`tessera-1` / `holdout-2`): merged IDs 150 / 115 -> 129 / 98 for
+   * -0.25 / -0.28 points of re-identification, calibration's worst gap 4.93 / 1.91 points
+   * (bench/accuracy/README.md); 0 turns it off.
    */
   abandonedStorageBits: 2,
   /**
@@ -381,9 +382,10 @@ export function decideWithoutToken(
   const sharedNetwork = (crowding.p ?? 0) >= MATCH.sharedNetworkVisitors;
   // Seen at this home: on its network, or on another network of its household (household.ts).
   const exclusive = (s: CandidateScore) => !sharedNetwork && (s.sameNetwork ? !pooled(visit, s.candidate) : s.householdNetwork !== undefined);
+  const oldestLookalikeSeenAt = Math.min(...lookalikes.map((s) => s.candidate.firstSeenAt));
   const weightOf = (s: CandidateScore) => {
     let lw = MATCH.relativeScoreWeight * (s.score - best.score);
-    if (abandonedStorage(s.candidate, lookalikes, visit.now)) lw -= MATCH.abandonedStorageBits;
+    if (abandonedStorage(s.candidate, oldestLookalikeSeenAt, visit.now)) lw -= MATCH.abandonedStorageBits;
     // The more visitors share the network, the less being seen on it says.
     if (s.sameNetwork) lw += exclusive(s) ? MATCH.homeNetworkBits - Math.log2(Math.max(1, crowding.p ?? 1)) : MATCH.sharedNetworkBits;
     else if (s.householdNetwork && exclusive(s)) lw += MATCH.homeNetworkBits - Math.log2(Math.max(1, (crowding.p ?? 0) + s.householdNetwork.visitors)) - MATCH.householdLinkBits;
@@ -509,10 +511,9 @@ export function successor(later: Candidate, earlier: Candidate, now: number): bo
  * (MATCH.abandonedStorageBits). The oldest look-alike is left as it is: it may be the browser
  * whose storages the younger ones are.
  */
-function abandonedStorage(c: Candidate, lookalikes: readonly CandidateScore[], now: number): boolean {
+function abandonedStorage(c: Candidate, oldestLookalikeSeenAt: number, now: number): boolean {
   if (MATCH.abandonedStorageBits <= 0 || c.profile.contested !== true || (c.visitCount ?? 0) > 1 || c.lastTokenAt !== null) return false;
-  if (now - c.firstSeenAt < DAY_MS) return false;
-  return lookalikes.some((o) => o.candidate !== c && o.candidate.firstSeenAt < c.firstSeenAt);
+  return now - c.firstSeenAt >= DAY_MS && c.firstSeenAt > oldestLookalikeSeenAt;
 }
 
 /**
