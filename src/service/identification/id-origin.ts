@@ -10,19 +10,20 @@
  * back. A logistic model combines both. Its weights are fitted by maximum likelihood on the
  * accuracy benchmark by bench/accuracy/fit-id-origin.ts (seed `calibration-1` at the report's
  * full size, 20,000 browsers over 90 days, with the two-bit link margin, relinking that weighs
- * the earlier ID's silence and the complete-signature evidence; refitted 2026-11-29), a seed
- * other than the ones the report is judged on.
+ * the earlier ID's silence and the complete-signature evidence; refitted 2026-11-29, and
+ * 2026-12-01 after the abandoned-storage weight), a seed other than the ones the report is
+ * judged on.
  * Fitted on 2,000 browsers over 45 days before, the model was too sure at full size: over a
  * longer span, more of these IDs turn out to be another browser's.
  */
 export const ID_ORIGIN_MODEL = {
-  intercept: -1.675,
+  intercept: -1.985,
   /** Per unit of logit(birth): below 1, the matcher's posterior is too sure either way. */
-  birthLogit: 0.292,
+  birthLogit: 0.376,
   /** Per unit of ln(1 + earlier visits of the ID). */
-  visitsLog: 0.863,
+  visitsLog: 0.866,
   /** At the creating visit itself (no later visit of a private window or a lost jar yet). */
-  creating: 0.473,
+  creating: 0.497,
 };
 
 /** Keeps logit(birth) finite. */
