@@ -149,7 +149,7 @@ export const MATCH = {
    * a browser's storage cleared right after use, not a device still in use. Accuracy bench,
    * 20,000 browsers, 90 days (`tessera-1` / `holdout-2`): merged IDs 150 / 115 -> 129 / 98 for
    * -0.25 / -0.28 points of re-identification, calibration's worst gap 4.93 / 1.91 points
-   * (bench/accuracy/README.md); 0 turns it off.
+   * (3.07 / 2.87 once id-origin.ts was refitted for it; bench/accuracy/README.md); 0 turns it off.
    */
   abandonedStorageBits: 2,
   /**
