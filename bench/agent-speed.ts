@@ -7,13 +7,15 @@
  * private-mode verdict there); times are taken inside the page with performance.now(), script
  * download excluded for both.
  * Then the cost of each signal source, measured alone in fresh pages by a bench-only bundle
- * (bench/agent-source-costs.ts; the production bundle carries no timing code).
+ * (bench/agent-source-costs.ts; the production bundle carries no timing code), and what leaving
+ * each of the costliest out of the whole agent saves (bench/agent-leave-one-out.ts).
  */
 import { cpus, loadavg } from 'node:os';
 import { startTestService } from '../test/helpers/test-service.js';
 import { launchChromium } from '../e2e/helpers/chromium.js';
 import { startPageServer } from '../e2e/agent/helpers/page-server.js';
 import { buildSourcesBundle } from '../e2e/agent/helpers/sources-bundle.js';
+import { buildLeaveOutBundle, measureLeaveOneOut } from './agent-leave-one-out.js';
 import { measureSourceCosts } from './agent-source-costs.js';
 import { writeBenchOutput } from './bench-output.js';
 import { browserRequests, sendFirstVisits } from './browser-requests.js';
@@ -24,13 +26,22 @@ const WARM_UP_BROWSERS = 300;
 const SOURCE_RUNS = Number(process.env.BENCH_SOURCE_RUNS ?? 7);
 // Sources cheaper than this (median, main thread and value alike) are summed in one row.
 const CHEAP_MS = 0.3;
+// The costliest sources alone (until their value) that are each left out of the whole agent once.
+const LEFT_OUT_SOURCES = 6;
+const LEAVE_OUT_RUNS = Number(process.env.BENCH_LEAVE_OUT_RUNS ?? 11);
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
-const [svc, site, browser, sourcesBundle] = await Promise.all([startTestService(), startPageServer(), launchChromium(), buildSourcesBundle()]);
+const [svc, site, browser, sourcesBundle, leaveOutBundle] = await Promise.all([
+  startTestService(),
+  startPageServer(),
+  launchChromium(),
+  buildSourcesBundle(),
+  buildLeaveOutBundle(),
+]);
 try {
   // A production service is warm: without this the timed requests met unoptimised code.
   await sendFirstVisits(svc.url, browserRequests('agent-speed-warm-up', WARM_UP_BROWSERS, svc.keys.publicKey, { origin: true }));
@@ -103,6 +114,12 @@ try {
     .map(([name, c]) => ({ name, sync: median(c.sync.slice(1)), value: median(c.value.slice(1)) }))
     .sort((a, b) => b.value - a.value);
 
+  const leftOutNames = perSource.slice(0, LEFT_OUT_SOURCES).map((s) => s.name);
+  // One warm-up round, as for the timed runs.
+  const leftOut = await measureLeaveOneOut(browser, `${site.origin}/bench?load=none`, leaveOutBundle, { url: svc.url, publicKey: svc.keys.publicKey }, leftOutNames, LEAVE_OUT_RUNS + 1);
+  const leftOutMedians = [...leftOut].map(([name, t]) => ({ name, total: median(t.total.slice(1)), signals: median(t.signals.slice(1)) }));
+  const whole = leftOutMedians.find((m) => m.name === null)!;
+
   const ms = (n: number) => n.toFixed(n < 1 ? 3 : 1) + ' ms';
   const ms1 = (n: number) => n.toFixed(1) + ' ms';
   const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
@@ -123,6 +140,8 @@ try {
     source_runs: SOURCE_RUNS,
     sources_main_thread_sum_ms: sum(perSource.map((s) => s.sync)),
     sources_value_sum_ms: sum(perSource.map((s) => s.value)),
+    leave_out_runs: LEAVE_OUT_RUNS,
+    leave_out: leftOutMedians,
   };
   const markdown = [
     `| measure (headless Chromium, ${RUNS} fresh contexts each) | median | best |`,
@@ -144,6 +163,16 @@ try {
     ...costly.map((s) => `| ${s.name} | ${ms1(s.sync)} | ${ms1(s.value)} |`),
     `| the other ${cheap.length} sources, together | ${ms1(sum(cheap.map((s) => s.sync)))} | ${ms1(sum(cheap.map((s) => s.value)))} |`,
     `| all ${perSource.length} sources, one after the other | ${ms1(figures.sources_main_thread_sum_ms)} | ${ms1(figures.sources_value_sum_ms)} |`,
+    '',
+    `What leaving each of the ${LEFT_OUT_SOURCES} costliest sources out of the whole agent saved on a fresh profile's first page (median of ${LEAVE_OUT_RUNS} fresh contexts each, alternated; a bench-only unminified build whose collection can skip a source). Beside the others a source can cost more than alone (the two cores are shared by its worker, audio rendering and the browser's font and GPU processes) or less (its waits overlap); differences of a few ms are within the noise:`,
+    '',
+    '| left out | start() + get() | saved | signal collection | saved |',
+    '|---|---|---|---|---|',
+    ...leftOutMedians.map((m) =>
+      m.name === null
+        ? `| nothing (the whole agent) | ${ms1(m.total)} | | ${ms1(m.signals)} | |`
+        : `| ${m.name} | ${ms1(m.total)} | ${ms1(whole.total - m.total)} | ${ms1(m.signals)} | ${ms1(whole.signals - m.signals)} |`,
+    ),
     '',
     `Machine load average while measuring: ${loadavg()[0]!.toFixed(1)} (${cpus().length} cores); medians move a lot on a busy machine.`,
   ].join('\n');
