@@ -28,11 +28,18 @@ const SOURCE_RUNS = Number(process.env.BENCH_SOURCE_RUNS ?? 7);
 const CHEAP_MS = 0.3;
 // The costliest sources alone (until their value) that are each left out of the whole agent once.
 const LEFT_OUT_SOURCES = 6;
-const LEAVE_OUT_RUNS = Number(process.env.BENCH_LEAVE_OUT_RUNS ?? 11);
+const LEAVE_OUT_RUNS = Number(process.env.BENCH_LEAVE_OUT_RUNS ?? 21);
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+/** The q-quantile of `xs`, interpolated between the nearest ranks. */
+const quantile = (xs: number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const at = (s.length - 1) * q;
+  const lo = Math.floor(at);
+  return s[lo]! + (s[Math.min(lo + 1, s.length - 1)]! - s[lo]!) * (at - lo);
 };
 
 const [svc, site, browser, sourcesBundle, leaveOutBundle] = await Promise.all([
@@ -117,8 +124,13 @@ try {
   const leftOutNames = perSource.slice(0, LEFT_OUT_SOURCES).map((s) => s.name);
   // One warm-up round, as for the timed runs.
   const leftOut = await measureLeaveOneOut(browser, `${site.origin}/bench?load=none`, leaveOutBundle, { url: svc.url, publicKey: svc.keys.publicKey }, leftOutNames, LEAVE_OUT_RUNS + 1);
-  const leftOutMedians = [...leftOut].map(([name, t]) => ({ name, total: median(t.total.slice(1)), signals: median(t.signals.slice(1)) }));
-  const whole = leftOutMedians.find((m) => m.name === null)!;
+  // Each round times the whole agent and every variant one after the other: the saving of a
+  // round is paired with its own whole-agent run, which takes the machine's drift out of it.
+  const wholeRuns = leftOut.get(null)!;
+  const leftOutFigures = [...leftOut].map(([name, t]) => {
+    const saved = t.total.slice(1).map((total, i) => wholeRuns.total[i + 1]! - total);
+    return { name, total: median(t.total.slice(1)), signals: median(t.signals.slice(1)), saved: median(saved), savedQ1: quantile(saved, 0.25), savedQ3: quantile(saved, 0.75) };
+  });
 
   const ms = (n: number) => n.toFixed(n < 1 ? 3 : 1) + ' ms';
   const ms1 = (n: number) => n.toFixed(1) + ' ms';
@@ -141,7 +153,7 @@ try {
     sources_main_thread_sum_ms: sum(perSource.map((s) => s.sync)),
     sources_value_sum_ms: sum(perSource.map((s) => s.value)),
     leave_out_runs: LEAVE_OUT_RUNS,
-    leave_out: leftOutMedians,
+    leave_out: leftOutFigures,
   };
   const markdown = [
     `| measure (headless Chromium, ${RUNS} fresh contexts each) | median | best |`,
@@ -164,14 +176,14 @@ try {
     `| the other ${cheap.length} sources, together | ${ms1(sum(cheap.map((s) => s.sync)))} | ${ms1(sum(cheap.map((s) => s.value)))} |`,
     `| all ${perSource.length} sources, one after the other | ${ms1(figures.sources_main_thread_sum_ms)} | ${ms1(figures.sources_value_sum_ms)} |`,
     '',
-    `What leaving each of the ${LEFT_OUT_SOURCES} costliest sources out of the whole agent saved on a fresh profile's first page (median of ${LEAVE_OUT_RUNS} fresh contexts each, alternated; a bench-only unminified build whose collection can skip a source). Beside the others a source can cost more than alone (the two cores are shared by its worker, audio rendering and the browser's font and GPU processes) or less (its waits overlap); differences of a few ms are within the noise:`,
+    `What leaving each of the ${LEFT_OUT_SOURCES} costliest sources out of the whole agent saved on a fresh profile's first page (${LEAVE_OUT_RUNS} rounds, each timing the whole agent and every variant in fresh contexts one after the other; a bench-only unminified build whose collection can skip a source). "Saved" is the median of each round's whole agent less the variant, with the middle half of the rounds beside it: where that range holds 0 the source's cost is within the noise. Beside the others a source can cost more than alone (the two cores are shared by its worker, audio rendering and the browser's font and GPU processes) or less (its waits overlap):`,
     '',
-    '| left out | start() + get() | saved | signal collection | saved |',
-    '|---|---|---|---|---|',
-    ...leftOutMedians.map((m) =>
+    '| left out | start() + get(), median | of which signal collection | saved (middle half of the rounds) |',
+    '|---|---|---|---|',
+    ...leftOutFigures.map((m) =>
       m.name === null
-        ? `| nothing (the whole agent) | ${ms1(m.total)} | | ${ms1(m.signals)} | |`
-        : `| ${m.name} | ${ms1(m.total)} | ${ms1(whole.total - m.total)} | ${ms1(m.signals)} | ${ms1(whole.signals - m.signals)} |`,
+        ? `| nothing (the whole agent) | ${ms1(m.total)} | ${ms1(m.signals)} | |`
+        : `| ${m.name} | ${ms1(m.total)} | ${ms1(m.signals)} | ${ms1(m.saved)} (${ms1(m.savedQ1)} to ${ms1(m.savedQ3)}) |`,
     ),
     '',
     `Machine load average while measuring: ${loadavg()[0]!.toFixed(1)} (${cpus().length} cores); medians move a lot on a busy machine.`,
