@@ -11,6 +11,7 @@ import { resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { rollup, type Plugin } from 'rollup';
 import { loadConfigFile } from 'rollup/loadConfigFile';
+import { timeFirstGet } from './agent-first-get.js';
 
 const FILTERED = '\0tessera-filtered-sources';
 /** The page global naming the sources to leave out. */
@@ -68,18 +69,8 @@ export async function measureLeaveOneOut(
         const page = await context.newPage();
         await page.goto(pageUrl);
         await page.addScriptTag({ content: code });
-        const run = await page.evaluate(
-          async ({ left, url, key, global }) => {
-            (window as unknown as Record<string, unknown>)[global] = left === null ? [] : [left];
-            const t0 = performance.now();
-            const tessera = (window as unknown as { Tessera: { start(o: object): { get(): Promise<unknown> } } }).Tessera;
-            await tessera.start({ apiKey: key, endpoints: url }).get();
-            const total = performance.now() - t0;
-            const request = performance.getEntriesByType('resource').find((e) => e.name.includes('ci=js/'))!;
-            return { total, signals: request.startTime - t0 };
-          },
-          { left, url: service.url, key: service.publicKey, global: LEAVE_OUT },
-        );
+        await page.evaluate(([global, names]) => ((window as unknown as Record<string, unknown>)[global] = names), [LEAVE_OUT, left === null ? [] : [left]] as const);
+        const run = await page.evaluate(timeFirstGet, { url: service.url, key: service.publicKey });
         times.get(left)!.total.push(run.total);
         times.get(left)!.signals.push(run.signals);
       } finally {

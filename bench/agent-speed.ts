@@ -15,6 +15,7 @@ import { startTestService } from '../test/helpers/test-service.js';
 import { launchChromium } from '../e2e/helpers/chromium.js';
 import { startPageServer } from '../e2e/agent/helpers/page-server.js';
 import { buildSourcesBundle } from '../e2e/agent/helpers/sources-bundle.js';
+import { timeFirstGet } from './agent-first-get.js';
 import { buildLeaveOutBundle, measureLeaveOneOut } from './agent-leave-one-out.js';
 import { measureSourceCosts } from './agent-source-costs.js';
 import { writeBenchOutput } from './bench-output.js';
@@ -83,13 +84,7 @@ try {
   const requestPart: number[] = [];
   // Alternate the two so that machine noise hits both alike; the first pair warms up.
   for (let i = 0; i <= RUNS; i++) {
-    const [t, tNext] = await inFreshContext('iife', async ({ url, key }) => {
-      const t0 = performance.now();
-      await (window as unknown as W).Tessera.start({ apiKey: key, endpoints: url }).get();
-      const total = performance.now() - t0;
-      const request = performance.getEntriesByType('resource').find((e) => e.name.includes('ci=js/'))!;
-      return { total, signals: request.startTime - t0, request: request.duration };
-    }, 2);
+    const [t, tNext] = await inFreshContext('iife', timeFirstGet, 2);
     const [p, pNext] = await inFreshContext('peer', async () => {
       const t0 = performance.now();
       await (await (window as unknown as W).FingerprintJS.load({ monitoring: false })).get();
