@@ -52,6 +52,7 @@ import { makeCertificate } from '../test/webhooks/receiver.js';
 import { writeBenchOutput } from './bench-output.js';
 import { profiled } from './profiles.js';
 import { harnessCore, helperCommand } from './harness-core.js';
+import { percentile } from './percentile.js';
 import { ownThreadCpu } from './process-cpu.js';
 import { AUTOCANNON_REQUESTS_SOURCE, browserRequests, sendFirstVisits, TOKEN_KEEPING_SOURCE, writeRequestsFile, type BrowserRequest } from './browser-requests.js';
 
@@ -126,9 +127,6 @@ function cpuSplit(rs: LoadResult[]): string {
   if (rs.some((r) => r.mainThreadCpuMs === undefined)) return generator;
   return `main thread ${perRequest((r) => r.mainThreadCpuMs!)}, other threads ${perRequest((r) => r.cpuMs - r.mainThreadCpuMs!)}; ${generator}`;
 }
-
-const percentile = (sorted: number[], p: number): number =>
-  sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]! : NaN;
 
 // ---------------------------------------------------------------------------------------------
 // 1b. Micro-benchmark of one rule evaluation.

@@ -71,6 +71,7 @@ import SQLite from 'better-sqlite3';
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 import { writeBenchOutput } from './bench-output.js';
+import { percentile } from './percentile.js';
 import { profiled } from './profiles.js';
 import { backendCpuUsed, postgresBackendCpu } from './process-cpu.js';
 import { AUTOCANNON_REQUESTS_SOURCE, browserRequests, sendFirstVisits, TOKEN_KEEPING_SOURCE, writeRequestsFile, type BrowserRequest } from './browser-requests.js';
@@ -441,7 +442,53 @@ interface WorkersRun {
   result: LoadResult;
   /** An open-loop load at half the saturation rate just measured, against the same processes. */
   half: LoadResult;
+  /** The same load's requests as the service timed them itself (its access log). */
+  halfInService: ServiceTimes;
   memory: Resident[];
+}
+
+/**
+ * Request times as the service measured them: Fastify's `responseTime` in the access log, from
+ * the request's arrival in Fastify's handler chain to the last byte of the answer, ms. What it
+ * leaves out, against the load generator's figures: the wait before the event loop reads the
+ * request, the loopback and the generator's own delays (the three share the machine's cores).
+ */
+interface ServiceTimes {
+  requests: number;
+  p50: number;
+  p99: number;
+  p99_9: number;
+  over10ms: number;
+}
+
+/**
+ * Collects the `responseTime` of the access log lines of requests that arrived while it runs
+ * (a request still in flight from an earlier load is left out: it arrived before).
+ */
+function serviceTimesRecorder() {
+  let since: number | undefined;
+  const times: number[] = [];
+  return {
+    start() {
+      since = Date.now();
+    },
+    line(line: string) {
+      if (since === undefined || !line.includes('"responseTime"')) return;
+      const entry = JSON.parse(line) as { time: number; responseTime: number };
+      if (entry.time - entry.responseTime >= since) times.push(entry.responseTime);
+    },
+    stop(): ServiceTimes {
+      since = undefined;
+      const sorted = times.splice(0).sort((a, b) => a - b);
+      return {
+        requests: sorted.length,
+        p50: percentile(sorted, 50),
+        p99: percentile(sorted, 99),
+        p99_9: percentile(sorted, 99.9),
+        over10ms: sorted.filter((t) => t > 10).length / Math.max(1, sorted.length),
+      };
+    },
+  };
 }
 
 async function runWorkers(buildPayloads: (publicKey: string) => ReturnType<typeof buildVisits>): Promise<WorkersRun[]> {
@@ -479,9 +526,11 @@ async function runWorkers(buildPayloads: (publicKey: string) => ReturnType<typeo
       const child = spawn(process.execPath, [...profiling, ...alt, CLI, 'start', '--workers', String(workers), '--port', '0', '--json',
         '--trust-proxy', '--no-demo', '--retention-days', '3650', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
       const exited = new Promise((resolve) => child.on('close', resolve));
+      const serviceTimes = serviceTimesRecorder();
       try {
         const report = await new Promise<{ url: string; urls: { cdn_esm: string } }>((resolve, reject) => {
           createInterface({ input: child.stdout }).on('line', (line) => {
+            serviceTimes.line(line);
             if (line.includes('"urls"')) resolve(JSON.parse(line) as { url: string; urls: { cdn_esm: string } });
           });
           child.on('close', (code) => reject(new Error(`tessera start --workers ${workers} exited (${code})`)));
@@ -500,9 +549,14 @@ async function runWorkers(buildPayloads: (publicKey: string) => ReturnType<typeo
           `${cpu(result.cpuMsPerRequest)} CPU per request (all processes${children.length > 0 ? `; the primary ${cpu(primary)}` : ''}), ${result.non2xx} non-2xx, ${result.errors} errors`);
         console.log(`  resident memory after the load: ${memory.map(resident).join('; ')} (the primary first)`);
         // The latency target's load, on the command as it runs in production (no bench heap or statement counting in its process).
+        serviceTimes.start();
         const half = await load(endpoint, returning, Math.round(result.rps / 2), () => processCpuMs(pids));
-        console.log(`  --workers ${workers} at half that rate (${rate(result.rps / 2)}/s): p50 ${ms(half.p50)}, p99 ${ms(half.p99)}, p99.9 ${ms(half.p99_9)}, ${pct(half.over10ms)} over 10 ms`);
-        results.push({ workers, result, half, memory });
+        // The last access lines may still be in the pipe.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const halfInService = serviceTimes.stop();
+        console.log(`  --workers ${workers} at half that rate (${rate(result.rps / 2)}/s): p50 ${ms(half.p50)}, p99 ${ms(half.p99)}, p99.9 ${ms(half.p99_9)}, ${pct(half.over10ms)} over 10 ms; ` +
+          `as the service timed them (${halfInService.requests.toLocaleString('en')} access log lines): p50 ${ms(halfInService.p50)}, p99 ${ms(halfInService.p99)}, p99.9 ${ms(halfInService.p99_9)}, ${pct(halfInService.over10ms)} over 10 ms`);
+        results.push({ workers, result, half, halfInService, memory });
       } finally {
         child.kill('SIGTERM');
         await exited;
@@ -575,9 +629,10 @@ async function main(): Promise<void> {
   const workerRows: string[] = [];
   if (ENGINES.includes('sqlite') && WORKER_COUNTS.length > 0) {
     const runs = await runWorkers(buildVisits);
-    for (const { workers, result, half, memory } of runs) {
+    for (const { workers, result, half, halfInService: own, memory } of runs) {
       workerRows.push(`\`--workers ${workers}\` resident memory after its load: ${memory.map(resident).join('; ')} (the primary first, then each worker)`);
       steadyRows.push(steadyRow(`Tessera, sqlite, \`tessera start --workers ${workers}\``, `50% (${rate(half.rps)}/s)`, half, false));
+      steadyRows.push(`| the same, as the service timed it (access log) | 50% | | ${ms(own.p50)} | ${ms(own.p99)} | ${ms(own.p99_9)} | ${pct(own.over10ms)} | | | | |`);
       const share = echoSaturation ? `${((result.rps / echoSaturation.rps) * 100).toFixed(0)}%` : 'n/a';
       rows.push(`| Tessera ingestion, sqlite, \`tessera start --workers ${workers}\` | ${rate(result.rps)} | ${ms(result.p50)} | ${ms(result.p99)} | ${cpu(result.cpuMsPerRequest)} | ${share} | ${result.non2xx + result.errors} |`);
     }
@@ -603,7 +658,7 @@ async function main(): Promise<void> {
           `\`--workers 1\` kept ${oneWorkerCores.toFixed(2)} cores busy, so with ${workers} cores for its processes alone \`--workers ${workers}\` would serve at most ${ceiling.toFixed(2)}x its rate`);
       }
     }
-    figures.workers = { runs: runs.map(({ workers, result, half, memory }) => ({ workers, ...result, half, memory })), speedups };
+    figures.workers = { runs: runs.map(({ workers, result, half, halfInService, memory }) => ({ workers, ...result, half, halfInService, memory })), speedups };
   }
   if (echoSaturation) {
     const echo = echoSaturation;
@@ -632,7 +687,7 @@ async function main(): Promise<void> {
         ]
       : []),
     '',
-    `Steady load: fixed rates (open loop) at fractions of each engine's saturation rate, the echo at the same rates; \`tessera start\` rows: half the rate that command's own saturation run reached, right after it. ` +
+    `Steady load: fixed rates (open loop) at fractions of each engine's saturation rate, the echo at the same rates; \`tessera start\` rows: half the rate that command's own saturation run reached, right after it; below each, the same requests as the service timed them (Fastify's responseTime in its access log: from the request's arrival in Fastify's handler chain to the answer's last byte; it leaves out the wait before the event loop reads the request, the loopback and the load generator, which share the cores). ` +
       `Statements: SQL statements the process executed per request (BEGIN/COMMIT and background work included).`,
     '',
     '| Server | Load | Requests/s | p50 | p99 | p99.9 | > 10 ms | CPU per request | Statements per request | Event-loop delay p99 / max | Errors |',
