@@ -58,6 +58,21 @@ describe.each(ENGINES)('ops routes (%s, with Redis)', (engine) => {
     expect(text).toContain('nodejs_eventloop_lag_seconds');
   });
 
+  it('GET /metrics: the SQLite WAL checkpoint worker\'s steps and their time, on SQLite only', async () => {
+    if (engine === 'postgres') {
+      expect((await get(`${t.url}/metrics`)).text).not.toContain('tessera_sqlite_checkpoint');
+      return;
+    }
+    // The worker runs a passive pass every quarter second.
+    await expect.poll(async () => sample((await get(`${t.url}/metrics`)).text, 'tessera_sqlite_checkpoints_total{step="passive"}'), { timeout: 10_000 }).toBeGreaterThan(0);
+    const text = (await get(`${t.url}/metrics`)).text;
+    expect(sample(text, 'tessera_sqlite_checkpoint_seconds_total{step="passive"}')).toBeGreaterThan(0);
+    for (const step of ['sync', 'restart']) {
+      expect(sample(text, `tessera_sqlite_checkpoints_total{step="${step}"}`)).toBeGreaterThanOrEqual(0);
+      expect(sample(text, `tessera_sqlite_checkpoint_seconds_total{step="${step}"}`)).toBeGreaterThanOrEqual(0);
+    }
+  });
+
   it('refuses /metrics on the main port to a request that came through a proxy', async () => {
     expect((await get(`${t.url}/metrics`, { 'X-Forwarded-For': '203.0.113.9' })).status).toBe(404);
   });

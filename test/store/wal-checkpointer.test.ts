@@ -48,6 +48,7 @@ function walDatabase(restartPages: number | undefined) {
       }
       return largest;
     },
+    totals: () => checkpointer.totals(),
     close() {
       checkpointer.stop();
       db.close();
@@ -70,6 +71,23 @@ it('restarts the log once it holds the threshold, instead of letting it grow wit
   // Each tick finds at most one tick's commits past the threshold; without restarts the log
   // holds every page written (about 18 MB).
   expect(largest).toBeLessThan((commits * 3 * PAGE) / 2);
+}, 30_000);
+
+it('counts its steps and their time for the metrics: passive passes, the sync before a restart, the restart', async () => {
+  const database = walDatabase(300);
+  try {
+    expect(database.totals()).toEqual({ passive: { count: 0, seconds: 0 }, sync: { count: 0, seconds: 0 }, restart: { count: 0, seconds: 0 } });
+    await database.write(1500);
+    const totals = database.totals();
+    // Past the threshold each restart follows a sync and two passive passes (the tick's own, and
+    // the one after the sync); a restart the writes kept busy is retried, not counted.
+    expect(totals.restart.count).toBeGreaterThan(0);
+    expect(totals.sync.count).toBeGreaterThanOrEqual(totals.restart.count);
+    expect(totals.passive.count).toBeGreaterThan(totals.sync.count);
+    for (const step of [totals.passive, totals.sync, totals.restart]) expect(step.seconds).toBeGreaterThan(0);
+  } finally {
+    database.close();
+  }
 }, 30_000);
 
 it('waits out a reader that holds the log, then restarts it', async () => {

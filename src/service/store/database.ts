@@ -14,7 +14,7 @@ import { withNamedStatements } from './pg-named-statements.js';
 import { migrationProvider } from './migrations/index.js';
 import { BUSY_TIMEOUT_MS, SqliteWriterDialect } from './sqlite-writer.js';
 import type { Database } from './schema.js';
-import { BACKSTOP_CHECKPOINT_PAGES, startWalCheckpointer } from './wal-checkpointer.js';
+import { BACKSTOP_CHECKPOINT_PAGES, startWalCheckpointer, type CheckpointTotals } from './wal-checkpointer.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -27,6 +27,8 @@ export interface OpenedDatabase {
   changes: ChangeFeed;
   /** PostgreSQL: the pool, for its counters. */
   pool?: Pg.Pool;
+  /** SQLite with the WAL checkpoint worker: its steps so far, for the metrics. */
+  checkpoints?: () => CheckpointTotals;
 }
 
 export interface OpenDatabaseOptions {
@@ -138,6 +140,7 @@ export function openDatabase(opts: OpenDatabaseOptions): OpenedDatabase {
     engine: 'sqlite',
     location: file,
     changes: sqliteChangeFeed(sqlite),
+    ...(checkpointer ? { checkpoints: () => checkpointer.totals() } : {}),
   };
 }
 

@@ -9,6 +9,7 @@ import type { Engine } from './database.js';
 import type { ReadCaches } from './read-cache.js';
 import type { EventPartition } from './event-partitions.js';
 import type { Database, DeliveryRows, EventsTable } from './schema.js';
+import type { CheckpointTotals } from './wal-checkpointer.js';
 
 export const INTERNALS: unique symbol = Symbol('store internals');
 
@@ -46,6 +47,8 @@ export interface StoreState {
   insertEventRow?: GroupWriter<{ row: EventsTable; deliveries: DeliveryRows }>;
   /** PostgreSQL: the connection pool. */
   pool?: PoolCounters;
+  /** SQLite: the WAL checkpoint worker's steps so far (wal-checkpointer.ts), when this process runs it. */
+  checkpoints?: () => CheckpointTotals;
 }
 
 export interface StoreInternals {

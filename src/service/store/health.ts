@@ -2,6 +2,7 @@
 import { Migrator, sql } from 'kysely';
 import { internalsOf, type Store } from './handle.js';
 import { migrationProvider } from './migrations/index.js';
+import type { CheckpointTotals } from './wal-checkpointer.js';
 
 /** Resolves when the database answers a trivial query. */
 export async function pingDatabase(store: Store): Promise<void> {
@@ -28,4 +29,9 @@ export function storeLoad(store: Store): StoreLoad {
   return pool
     ? { queuedWrites, connections: { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount } }
     : { queuedWrites };
+}
+
+/** SQLite: the WAL checkpoint worker's steps so far; undefined when this process runs none (PostgreSQL, another worker runs it). */
+export function checkpointTotals(store: Store): CheckpointTotals | undefined {
+  return internalsOf(store).state.checkpoints?.();
 }

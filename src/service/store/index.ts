@@ -20,10 +20,10 @@ export type { Engine } from './database.js';
 export { kyselyOf, type Store } from './handle.js';
 
 export function openStore(opts: OpenDatabaseOptions): Store {
-  const { db, engine, location, changes, pool } = openDatabase(opts);
+  const { db, engine, location, changes, pool, checkpoints } = openDatabase(opts);
   const readCaches = createReadCaches({ changedElsewhere: () => changes.changedElsewhere() });
   changes.onChange(() => readCaches.invalidate());
-  return storeView(db, engine, location, { readCaches, compiled: new Map(), changes, pool });
+  return storeView(db, engine, location, { readCaches, compiled: new Map(), changes, pool, checkpoints });
 }
 
 /** The store over `db` (the instance or one of its transactions), sharing `state`. */

@@ -25,6 +25,10 @@
  *
  * The RESTART does not wait in SQLite's busy handler either: that sleeps with the write lock
  * held while readers finish. It gives up at once and is tried again a millisecond later.
+ *
+ * The worker counts each step and the time it took (totals(), for the metrics): the passes
+ * and the sync take cores the service needs, and the RESTART holds back every commit, so an
+ * operator can set them beside the request latency.
  */
 import { createRequire } from 'node:module';
 import { fstatSync, openSync, statSync } from 'node:fs';
@@ -49,6 +53,15 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { fdatasyncSync } = require('node:fs');
 const SQLite = require(workerData.driver);
+// Per step (0 passive, 1 sync, 2 restart): how many, and their microseconds (shared with the service).
+const totals = workerData.totals;
+function timed(step, run) {
+  const started = performance.now();
+  const result = run();
+  Atomics.add(totals, step * 2, 1n);
+  Atomics.add(totals, step * 2 + 1, BigInt(Math.round((performance.now() - started) * 1000)));
+  return result;
+}
 // No busy handler: a RESTART that finds readers in the log (or the write lock taken) returns at
 // once, and the write lock is free until the next try.
 const db = open();
@@ -77,7 +90,13 @@ function restart(deadline) {
   retry = undefined;
   let busy;
   try {
+    const started = performance.now();
     busy = db.pragma('wal_checkpoint(RESTART)')[0].busy;
+    // Only a RESTART that went through counts: a busy one returned at once, holding nothing.
+    if (!busy) {
+      Atomics.add(totals, 4, 1n);
+      Atomics.add(totals, 5, BigInt(Math.round((performance.now() - started) * 1000)));
+    }
   } catch (e) {
     if (!isBusyError(e)) return report(e);
     busy = 1;
@@ -92,15 +111,15 @@ function restart(deadline) {
 const timer = setInterval(() => {
   if (retry !== undefined) return;
   try {
-    const [{ log }] = db.pragma('wal_checkpoint(PASSIVE)');
+    const [{ log }] = timed(0, () => db.pragma('wal_checkpoint(PASSIVE)'));
     if (log < workerData.restartPages || Date.now() < restartAfter) {
       reported = undefined;
       return;
     }
     // Without a descriptor (or should the sync fail) the RESTART syncs it all itself, as before.
     if (workerData.syncFd !== undefined) {
-      try { fdatasyncSync(workerData.syncFd); } catch {}
-      db.pragma('wal_checkpoint(PASSIVE)');
+      timed(1, () => { try { fdatasyncSync(workerData.syncFd); } catch {} });
+      timed(0, () => db.pragma('wal_checkpoint(PASSIVE)'));
     }
     restart(Date.now() + workerData.waitMs);
   } catch (e) {
@@ -132,9 +151,27 @@ function syncDescriptor(file: string): number | undefined {
   }
 }
 
+/** How many times a step ran and the seconds it took in all, since the worker started. */
+export interface CheckpointStep {
+  count: number;
+  seconds: number;
+}
+
+/**
+ * The worker's steps: `passive` copies the log into the database file (no lock), `sync` syncs
+ * that file (no lock), `restart` copies the last frames and syncs with the write lock held
+ * (every commit waits meanwhile) so that the log starts over.
+ */
+export interface CheckpointTotals {
+  passive: CheckpointStep;
+  sync: CheckpointStep;
+  restart: CheckpointStep;
+}
+
 export interface WalCheckpointer {
   /** Stops the worker (its connection closes after any checkpoint in progress). */
   stop(): void;
+  totals(): CheckpointTotals;
 }
 
 export interface WalCheckpointerOptions {
@@ -145,7 +182,8 @@ export interface WalCheckpointerOptions {
 
 export function startWalCheckpointer(file: string, opts: WalCheckpointerOptions = {}): WalCheckpointer {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const workerData = { driver, file, syncFd: syncDescriptor(file), intervalMs: CHECKPOINT_INTERVAL_MS, restartPages: opts.restartPages ?? RESTART_PAGES, waitMs: RESTART_WAIT_MS, backoffMs: RESTART_BACKOFF_MS };
+  const totals = new BigInt64Array(new SharedArrayBuffer(6 * BigInt64Array.BYTES_PER_ELEMENT));
+  const workerData = { driver, file, syncFd: syncDescriptor(file), intervalMs: CHECKPOINT_INTERVAL_MS, restartPages: opts.restartPages ?? RESTART_PAGES, waitMs: RESTART_WAIT_MS, backoffMs: RESTART_BACKOFF_MS, totals };
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData });
   const warn = opts.warn ?? (() => undefined);
   const fallback = `the service's own connection checkpoints once the log holds ${BACKSTOP_CHECKPOINT_PAGES} pages`;
@@ -154,5 +192,6 @@ export function startWalCheckpointer(file: string, opts: WalCheckpointerOptions 
   );
   worker.on('error', (e: Error & { code?: string }) => warn(`WAL checkpoint worker stopped; ${fallback}`, { error: e.message, code: e.code, file }));
   worker.unref();
-  return { stop: () => worker.postMessage('stop') };
+  const step = (i: number): CheckpointStep => ({ count: Number(Atomics.load(totals, i * 2)), seconds: Number(Atomics.load(totals, i * 2 + 1)) / 1e6 });
+  return { stop: () => worker.postMessage('stop'), totals: () => ({ passive: step(0), sync: step(1), restart: step(2) }) };
 }
