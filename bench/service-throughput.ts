@@ -71,6 +71,7 @@ import SQLite from 'better-sqlite3';
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 import { writeBenchOutput } from './bench-output.js';
+import { checkpointActivity, scrapeCheckpoints } from './checkpoint-metrics.js';
 import { percentile } from './percentile.js';
 import { profiled } from './profiles.js';
 import { backendCpuUsed, postgresBackendCpu } from './process-cpu.js';
@@ -444,6 +445,8 @@ interface WorkersRun {
   half: LoadResult;
   /** The same load's requests as the service timed them itself (its access log). */
   halfInService: ServiceTimes;
+  /** The WAL checkpoint worker during that load (its metrics): share of the wall time per step, restarts. */
+  halfCheckpoints?: ReturnType<typeof checkpointActivity>;
   memory: Resident[];
 }
 
@@ -549,14 +552,19 @@ async function runWorkers(buildPayloads: (publicKey: string) => ReturnType<typeo
           `${cpu(result.cpuMsPerRequest)} CPU per request (all processes${children.length > 0 ? `; the primary ${cpu(primary)}` : ''}), ${result.non2xx} non-2xx, ${result.errors} errors`);
         console.log(`  resident memory after the load: ${memory.map(resident).join('; ')} (the primary first)`);
         // The latency target's load, on the command as it runs in production (no bench heap or statement counting in its process).
+        const checkpointsBefore = await scrapeCheckpoints(report.url, 2 * workers + 1);
+        const halfStarted = performance.now();
         serviceTimes.start();
         const half = await load(endpoint, returning, Math.round(result.rps / 2), () => processCpuMs(pids));
+        const checkpointsAfter = await scrapeCheckpoints(report.url, 2 * workers + 1);
+        const halfCheckpoints = checkpointsBefore && checkpointsAfter ? checkpointActivity(checkpointsBefore, checkpointsAfter, (performance.now() - halfStarted) / 1000) : undefined;
         // The last access lines may still be in the pipe.
         await new Promise((resolve) => setTimeout(resolve, 200));
         const halfInService = serviceTimes.stop();
         console.log(`  --workers ${workers} at half that rate (${rate(result.rps / 2)}/s): p50 ${ms(half.p50)}, p99 ${ms(half.p99)}, p99.9 ${ms(half.p99_9)}, ${pct(half.over10ms)} over 10 ms; ` +
-          `as the service timed them (${halfInService.requests.toLocaleString('en')} access log lines): p50 ${ms(halfInService.p50)}, p99 ${ms(halfInService.p99)}, p99.9 ${ms(halfInService.p99_9)}, ${pct(halfInService.over10ms)} over 10 ms`);
-        results.push({ workers, result, half, halfInService, memory });
+          `as the service timed them (${halfInService.requests.toLocaleString('en')} access log lines): p50 ${ms(halfInService.p50)}, p99 ${ms(halfInService.p99)}, p99.9 ${ms(halfInService.p99_9)}, ${pct(halfInService.over10ms)} over 10 ms` +
+          (halfCheckpoints ? `; ${checkpointLine(halfCheckpoints)}` : ''));
+        results.push({ workers, result, half, halfInService, halfCheckpoints, memory });
       } finally {
         child.kill('SIGTERM');
         await exited;
@@ -570,6 +578,9 @@ async function runWorkers(buildPayloads: (publicKey: string) => ReturnType<typeo
 }
 
 const ms = (n: number) => `${n.toFixed(1)} ms`;
+/** The checkpoint worker's share of a load's wall time, from its metrics. */
+const checkpointLine = (c: ReturnType<typeof checkpointActivity>) =>
+  `the WAL checkpoint worker busy ${pct(c.passive + c.sync + c.restart)} of the time (passive passes ${pct(c.passive)}, syncs ${pct(c.sync)}, ${c.restarts} restarts with the write lock held ${pct(c.restart)})`;
 const rate = (n: number) => Math.round(n).toLocaleString('en');
 const cpu = (n: number) => `${n.toFixed(3)} ms`;
 /** The server's CPU per request, and PostgreSQL's when measured. */
@@ -629,8 +640,9 @@ async function main(): Promise<void> {
   const workerRows: string[] = [];
   if (ENGINES.includes('sqlite') && WORKER_COUNTS.length > 0) {
     const runs = await runWorkers(buildVisits);
-    for (const { workers, result, half, halfInService: own, memory } of runs) {
+    for (const { workers, result, half, halfInService: own, halfCheckpoints, memory } of runs) {
       workerRows.push(`\`--workers ${workers}\` resident memory after its load: ${memory.map(resident).join('; ')} (the primary first, then each worker)`);
+      if (halfCheckpoints) workerRows.push(`\`--workers ${workers}\` at half rate: ${checkpointLine(halfCheckpoints)}`);
       steadyRows.push(steadyRow(`Tessera, sqlite, \`tessera start --workers ${workers}\``, `50% (${rate(half.rps)}/s)`, half, false));
       steadyRows.push(`| the same, as the service timed it (access log) | 50% | | ${ms(own.p50)} | ${ms(own.p99)} | ${ms(own.p99_9)} | ${pct(own.over10ms)} | | | | |`);
       const share = echoSaturation ? `${((result.rps / echoSaturation.rps) * 100).toFixed(0)}%` : 'n/a';
@@ -658,7 +670,7 @@ async function main(): Promise<void> {
           `\`--workers 1\` kept ${oneWorkerCores.toFixed(2)} cores busy, so with ${workers} cores for its processes alone \`--workers ${workers}\` would serve at most ${ceiling.toFixed(2)}x its rate`);
       }
     }
-    figures.workers = { runs: runs.map(({ workers, result, half, halfInService, memory }) => ({ workers, ...result, half, halfInService, memory })), speedups };
+    figures.workers = { runs: runs.map(({ workers, result, half, halfInService, halfCheckpoints, memory }) => ({ workers, ...result, half, halfInService, halfCheckpoints, memory })), speedups };
   }
   if (echoSaturation) {
     const echo = echoSaturation;
