@@ -55,11 +55,14 @@ const { fdatasyncSync } = require('node:fs');
 const SQLite = require(workerData.driver);
 // Per step (0 passive, 1 sync, 2 restart): how many, and their microseconds (shared with the service).
 const totals = workerData.totals;
+function record(step, started) {
+  Atomics.add(totals, step * 2, 1n);
+  Atomics.add(totals, step * 2 + 1, BigInt(Math.round((performance.now() - started) * 1000)));
+}
 function timed(step, run) {
   const started = performance.now();
   const result = run();
-  Atomics.add(totals, step * 2, 1n);
-  Atomics.add(totals, step * 2 + 1, BigInt(Math.round((performance.now() - started) * 1000)));
+  record(step, started);
   return result;
 }
 // No busy handler: a RESTART that finds readers in the log (or the write lock taken) returns at
@@ -93,10 +96,7 @@ function restart(deadline) {
     const started = performance.now();
     busy = db.pragma('wal_checkpoint(RESTART)')[0].busy;
     // Only a RESTART that went through counts: a busy one returned at once, holding nothing.
-    if (!busy) {
-      Atomics.add(totals, 4, 1n);
-      Atomics.add(totals, 5, BigInt(Math.round((performance.now() - started) * 1000)));
-    }
+    if (!busy) record(2, started);
   } catch (e) {
     if (!isBusyError(e)) return report(e);
     busy = 1;
