@@ -5,7 +5,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { IdentifyOutcome } from '../identification/identifier.js';
 import { checkpointTotals, storeLoad } from '../store/health.js';
-import type { CheckpointTotals } from '../store/wal-checkpointer.js';
+import type { CheckpointStep } from '../store/wal-checkpointer.js';
 import type { Store } from '../store/index.js';
 
 export interface ServiceMetrics {
@@ -73,27 +73,25 @@ export function createMetrics(store: Store): ServiceMetrics {
   // SQLite, in the process that runs the WAL checkpoint worker: its steps' counts and time, as
   // counters kept by the worker (read, not counted here). Absent elsewhere.
   if (checkpointTotals(store)) {
-    const steps = (read: (t: CheckpointTotals) => Record<string, number>) =>
-      function (this: Counter<'step'>) {
-        const totals = checkpointTotals(store);
-        if (!totals) return;
-        this.reset();
-        for (const [step, value] of Object.entries(read(totals))) this.inc({ step }, value);
-      };
-    new Counter({
-      name: 'tessera_sqlite_checkpoints_total',
-      help: "SQLite WAL checkpoint worker's steps by step: passive (copies the log into the database file), sync (syncs that file), restart (copies the last frames and syncs with the write lock held, so that the log starts over: commits wait meanwhile)",
-      labelNames: ['step'] as const,
-      registers: [registry],
-      collect: steps((t) => ({ passive: t.passive.count, sync: t.sync.count, restart: t.restart.count })),
-    });
-    new Counter({
-      name: 'tessera_sqlite_checkpoint_seconds_total',
-      help: "Time the SQLite WAL checkpoint worker's steps took, by step (see tessera_sqlite_checkpoints_total)",
-      labelNames: ['step'] as const,
-      registers: [registry],
-      collect: steps((t) => ({ passive: t.passive.seconds, sync: t.sync.seconds, restart: t.restart.seconds })),
-    });
+    const stepCounter = (name: string, help: string, field: keyof CheckpointStep) =>
+      new Counter({
+        name,
+        help,
+        labelNames: ['step'] as const,
+        registers: [registry],
+        collect() {
+          const totals = checkpointTotals(store);
+          if (!totals) return;
+          this.reset();
+          for (const step of ['passive', 'sync', 'restart'] as const) this.inc({ step }, totals[step][field]);
+        },
+      });
+    stepCounter(
+      'tessera_sqlite_checkpoints_total',
+      "SQLite WAL checkpoint worker's steps by step: passive (copies the log into the database file), sync (syncs that file), restart (copies the last frames and syncs with the write lock held, so that the log starts over: commits wait meanwhile)",
+      'count',
+    );
+    stepCounter('tessera_sqlite_checkpoint_seconds_total', "Time the SQLite WAL checkpoint worker's steps took, by step (see tessera_sqlite_checkpoints_total)", 'seconds');
   }
   return {
     registry,
