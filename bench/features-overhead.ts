@@ -52,7 +52,7 @@ import { makeCertificate } from '../test/webhooks/receiver.js';
 import { writeBenchOutput } from './bench-output.js';
 import { profiled } from './profiles.js';
 import { harnessCore, helperCommand } from './harness-core.js';
-import { percentile } from './percentile.js';
+import { quantile } from './quantile.js';
 import { ownThreadCpu } from './process-cpu.js';
 import { AUTOCANNON_REQUESTS_SOURCE, browserRequests, sendFirstVisits, TOKEN_KEEPING_SOURCE, writeRequestsFile, type BrowserRequest } from './browser-requests.js';
 
@@ -116,7 +116,7 @@ const buildVisits = (publicKey: string) => browserRequests('features-overhead', 
 /** The client address a request is sent from (the service trusts X-Forwarded-For here). */
 const ipOf = (p: BrowserRequest) => p.headers['x-forwarded-for']!;
 
-const median = (xs: number[]): number => percentile([...xs].sort((a, b) => a - b), 50);
+const median = (xs: number[]): number => quantile([...xs].sort((a, b) => a - b), 0.5);
 /** CPU per request over several loads: their CPU time over their requests. */
 const pooledCpu = (rs: { cpuMs: number; requests: number }[]): number => rs.reduce((a, r) => a + r.cpuMs, 0) / Math.max(1, rs.reduce((a, r) => a + r.requests, 0));
 /** Loads' CPU per request, pooled, by where it was spent: the service's main thread, its other threads, the load generator. */
@@ -172,12 +172,12 @@ function microBenchmark(payloads: BrowserRequest[]) {
     perRequest[i] = (performance.now() - t0) * 1000;
   }
   const perRequestSorted = [...perRequest].sort((a, b) => a - b);
-  const allTen = { medianUs: percentile(perRequestSorted, 50), meanUs: perRequest.reduce((a, b) => a + b, 0) / perRequest.length, p99Us: percentile(perRequestSorted, 99) };
+  const allTen = { medianUs: quantile(perRequestSorted, 0.5), meanUs: perRequest.reduce((a, b) => a + b, 0) / perRequest.length, p99Us: quantile(perRequestSorted, 0.99) };
   const rules = perRule.map((t, i) => {
     const s = t.sort((a, b) => a - b);
-    return { name: RULES[i]!.name, medianUs: percentile(s, 50), p99Us: percentile(s, 99) };
+    return { name: RULES[i]!.name, medianUs: quantile(s, 0.5), p99Us: quantile(s, 0.99) };
   });
-  return { evaluations: MICRO_EVALUATIONS, distinctRequests: requests.length, medianUs: percentile(sorted, 50), meanUs, p99Us: percentile(sorted, 99), allTen, matched, warnings: [...new Set(warnings)], rules };
+  return { evaluations: MICRO_EVALUATIONS, distinctRequests: requests.length, medianUs: quantile(sorted, 0.5), meanUs, p99Us: quantile(sorted, 0.99), allTen, matched, warnings: [...new Set(warnings)], rules };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -257,7 +257,7 @@ async function openLoopGets(url: string, headers: Record<string, string>, rate: 
   });
   const { lat, non200, errors } = JSON.parse(output) as { lat: number[]; non200: number; errors: number };
   const sorted = lat.sort((a, b) => a - b);
-  return { requests: lat.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) ?? NaN, non200, errors };
+  return { requests: lat.length, p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), max: sorted.at(-1) ?? NaN, non200, errors };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -520,7 +520,7 @@ async function runEngine(engine: Engine, receiver: ReceiverProcess) {
     const lat = received.latencies.sort((a, b) => a - b);
     const failed = await kyselyOf(service.ctx.store).selectFrom('webhook_deliveries').where('status', '=', 'failed')
       .select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    console.error(`  delivery latency p50 ${percentile(lat, 50)} ms, p99 ${percentile(lat, 99)} ms (${lat.length} deliveries); outbox max ${Math.max(...samples)}, final ${finalDepth}`);
+    console.error(`  delivery latency p50 ${quantile(lat, 0.5)} ms, p99 ${quantile(lat, 0.99)} ms (${lat.length} deliveries); outbox max ${Math.max(...samples)}, final ${finalDepth}`);
 
     return {
       filtering: { noRules, withRules },
@@ -532,7 +532,7 @@ async function runEngine(engine: Engine, receiver: ReceiverProcess) {
         saturationDeliveries,
         halfRate,
         half,
-        latency: { deliveries: lat.length, p50: percentile(lat, 50), p99: percentile(lat, 99), max: lat.at(-1) ?? NaN },
+        latency: { deliveries: lat.length, p50: quantile(lat, 0.5), p99: quantile(lat, 0.99), max: lat.at(-1) ?? NaN },
         outbox: { samples, max: Math.max(...samples), final: finalDepth, afterWait: remaining },
         failedDeliveries: Number(failed.n),
       },

@@ -72,7 +72,7 @@ import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 import { writeBenchOutput } from './bench-output.js';
 import { checkpointActivity, scrapeCheckpoints } from './checkpoint-metrics.js';
-import { percentile } from './percentile.js';
+import { quantile } from './quantile.js';
 import { profiled } from './profiles.js';
 import { backendCpuUsed, postgresBackendCpu } from './process-cpu.js';
 import { AUTOCANNON_REQUESTS_SOURCE, browserRequests, sendFirstVisits, TOKEN_KEEPING_SOURCE, writeRequestsFile, type BrowserRequest } from './browser-requests.js';
@@ -485,9 +485,9 @@ function serviceTimesRecorder() {
       const sorted = times.splice(0).sort((a, b) => a - b);
       return {
         requests: sorted.length,
-        p50: percentile(sorted, 50),
-        p99: percentile(sorted, 99),
-        p99_9: percentile(sorted, 99.9),
+        p50: quantile(sorted, 0.5),
+        p99: quantile(sorted, 0.99),
+        p99_9: quantile(sorted, 0.999),
         over10ms: sorted.filter((t) => t > 10).length / Math.max(1, sorted.length),
       };
     },

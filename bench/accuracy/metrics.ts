@@ -18,6 +18,7 @@
  *   1 - score) against the observed share of visits that are not correct.
  * Failed requests (id null) are counted and excluded from everything else.
  */
+import { quantile } from '../quantile.js';
 
 export type VisitCondition = 'first-visit' | 'with-token' | 'storage-lost' | 'private';
 
@@ -73,12 +74,6 @@ export interface AccuracyMetrics {
 export const DEFAULT_CALIBRATION_EDGES = [0, 0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0000001];
 const DAY = 86_400_000;
 
-/** Quantile by the nearest-rank method; 0 for an empty list. */
-export function quantile(sorted: readonly number[], q: number): number {
-  if (sorted.length === 0) return 0;
-  const rank = Math.min(sorted.length, Math.max(1, Math.ceil(q * sorted.length)));
-  return sorted[rank - 1] as number;
-}
 
 function ratio(a: number, b: number): number {
   return b === 0 ? 0 : a / b;
@@ -244,15 +239,15 @@ export function computeMetrics(
     mergedBy,
     idsPerBrowser: {
       mean: ratio(idCounts.reduce((a, b) => a + b, 0), idCounts.length),
-      p50: quantile(idCounts, 0.5),
-      p90: quantile(idCounts, 0.9),
+      p50: quantile(idCounts, 0.5, 0),
+      p90: quantile(idCounts, 0.9, 0),
       max: idCounts[idCounts.length - 1] ?? 0,
       singleIdShare: ratio(idCounts.filter((n) => n === 1).length, idCounts.length),
     },
     tracking: {
       browsers: trackingDays.length,
-      medianDays: quantile(trackingDays, 0.5),
-      p90Days: quantile(trackingDays, 0.9),
+      medianDays: quantile(trackingDays, 0.5, 0),
+      p90Days: quantile(trackingDays, 0.9, 0),
       meanDays: ratio(trackingDays.reduce((a, b) => a + b, 0), trackingDays.length),
       neverLostShare: ratio(neverLost, trackingDays.length),
       meanObservedDays: ratio(observedDaysSum, trackingDays.length),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { computeMetrics, quantile, type VisitOutcome } from '../../bench/accuracy/metrics.js';
+import { computeMetrics, type VisitOutcome } from '../../bench/accuracy/metrics.js';
+import { quantile } from '../../bench/quantile.js';
 
 const DAY = 86_400_000;
 const visit = (browser: number, day: number, id: string | null, extra: Partial<VisitOutcome> = {}): VisitOutcome => ({
@@ -10,7 +11,10 @@ describe('accuracy metrics', () => {
   it('quantile uses the nearest rank', () => {
     expect(quantile([1, 2, 3, 4], 0.5)).toBe(2);
     expect(quantile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 0.9)).toBe(9);
-    expect(quantile([], 0.5)).toBe(0);
+    expect(quantile([], 0.5)).toBeNaN();
+    expect(quantile([], 0.5, 0)).toBe(0);
+    // p99 of 1,000: the 990th.
+    expect(quantile(Array.from({ length: 1000 }, (_, i) => i + 1), 0.99)).toBe(990);
   });
 
   it('a perfect stream re-identifies every returning visit and merges nothing', () => {
