@@ -556,8 +556,9 @@ async function runWorkers(buildPayloads: (publicKey: string) => ReturnType<typeo
         const halfStarted = performance.now();
         serviceTimes.start();
         const half = await load(endpoint, returning, Math.round(result.rps / 2), () => processCpuMs(pids));
+        const halfSeconds = (performance.now() - halfStarted) / 1000;
         const checkpointsAfter = await scrapeCheckpoints(report.url, 2 * workers + 1);
-        const halfCheckpoints = checkpointsBefore && checkpointsAfter ? checkpointActivity(checkpointsBefore, checkpointsAfter, (performance.now() - halfStarted) / 1000) : undefined;
+        const halfCheckpoints = checkpointsBefore && checkpointsAfter ? checkpointActivity(checkpointsBefore, checkpointsAfter, halfSeconds) : undefined;
         // The last access lines may still be in the pipe.
         await new Promise((resolve) => setTimeout(resolve, 200));
         const halfInService = serviceTimes.stop();
