@@ -31,17 +31,14 @@ const CHEAP_MS = 0.3;
 const LEFT_OUT_SOURCES = 6;
 const LEAVE_OUT_RUNS = Number(process.env.BENCH_LEAVE_OUT_RUNS ?? 21);
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
-/** The q-quantile of `xs`, interpolated between the nearest ranks. */
-const quantile = (xs: number[], q: number) => {
+/** The q-quantile of `xs`, interpolated between the nearest ranks (the median of an even count: the mean of the middle two). */
+const interpolated = (xs: number[], q: number) => {
   const s = [...xs].sort((a, b) => a - b);
   const at = (s.length - 1) * q;
   const lo = Math.floor(at);
   return s[lo]! + (s[Math.min(lo + 1, s.length - 1)]! - s[lo]!) * (at - lo);
 };
+const median = (xs: number[]) => interpolated(xs, 0.5);
 
 const [svc, site, browser, sourcesBundle, leaveOutBundle] = await Promise.all([
   startTestService(),
@@ -124,7 +121,7 @@ try {
   const wholeRuns = leftOut.get(null)!;
   const leftOutFigures = [...leftOut].map(([name, t]) => {
     const saved = t.total.slice(1).map((total, i) => wholeRuns.total[i + 1]! - total);
-    return { name, total: median(t.total.slice(1)), signals: median(t.signals.slice(1)), saved: median(saved), savedQ1: quantile(saved, 0.25), savedQ3: quantile(saved, 0.75) };
+    return { name, total: median(t.total.slice(1)), signals: median(t.signals.slice(1)), saved: median(saved), savedQ1: interpolated(saved, 0.25), savedQ3: interpolated(saved, 0.75) };
   });
 
   const ms = (n: number) => n.toFixed(n < 1 ? 3 : 1) + ' ms';
