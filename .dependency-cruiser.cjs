@@ -5,7 +5,7 @@
 //   src/server -> src/events, src/protocol     (the ./server client: nothing of the service)
 //   src/events -> src/protocol
 //   src/service:
-//     entry (index, app, cli, bootstrap, jobs, config, ...) -> anything below
+//     entry (index, app, cli, bootstrap, jobs, cluster-rate-limits, config, ...) -> anything below
 //       routes (http, ingestion, server-api, management-api, cdn, demo, ops)
 //         -> domain (identification, event-building, filtering, sealing, webhooks, scheduling)
 //           -> store (every SQL statement, table types, migrations)
@@ -19,7 +19,7 @@
 const ROUTES = '^src/service/(http|ingestion|server-api|management-api|cdn|demo|ops)/';
 const DOMAIN = '^src/service/(identification|event-building|filtering|sealing|webhooks|scheduling)/';
 const STORE = '^src/service/store/';
-const SERVICE_ENTRY = '^src/service/[^/]+[.]ts$|^src/service/(cli|jobs)/';
+const SERVICE_ENTRY = '^src/service/[^/]+[.]ts$|^src/service/(cli|jobs|cluster-rate-limits)/';
 const SHARED = '^src/(events|protocol)/';
 
 module.exports = {

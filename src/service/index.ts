@@ -54,7 +54,7 @@ export interface Service {
 export interface ServiceRole {
   /**
    * This process is a worker of `node:cluster` whose primary called `serveClusterRateLimits()`
-   * (rate-limiter.ts): without Redis, rate limits are counted in the primary, for all workers.
+   * (cluster-rate-limits/primary.ts): without Redis, rate limits are counted in the primary, for all workers.
    */
   clusterWorker?: boolean;
   /**

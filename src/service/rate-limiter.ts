@@ -1,28 +1,19 @@
 /**
  * Fixed-window request counters per bucket (e.g. one per API key). Where they are kept:
  * - in Redis when it is configured: shared by every process of every machine;
- * - otherwise, in the workers of `tessera start --workers N`, in the primary process, asked
- *   over the cluster's IPC channel (rate-limiter-flexible's RateLimiterCluster): shared by the
- *   workers of that machine;
+ * - otherwise, in the workers of `tessera start --workers N`, in the primary process, which
+ *   leases points to the workers over the cluster's IPC channel (cluster-rate-limits/): shared
+ *   by the workers of that machine, and exact;
  * - otherwise in this process's memory.
  * Counters use wall-clock time (the injected clock does not apply: the Redis TTLs could not
  * follow it anyway).
  */
 import type { Redis } from 'ioredis';
-import {
-  RateLimiterCluster,
-  RateLimiterClusterMaster,
-  RateLimiterMemory,
-  RateLimiterRedis,
-  RateLimiterRes,
-  type RateLimiterAbstract,
-} from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { createLeaseLimiter } from './cluster-rate-limits/lease-limiter.js';
+import type { RateLimitDecision } from './rate-limit-decision.js';
 
-export interface RateLimitDecision {
-  allowed: boolean;
-  /** Seconds until the bucket has room again (0 when allowed). */
-  retryAfterSeconds: number;
-}
+export type { RateLimitDecision };
 
 export interface RateLimiter {
   /**
@@ -36,10 +27,14 @@ export interface RateLimiter {
 const CLUSTER_TIMEOUT_MS = 5000;
 
 /**
- * `cluster`: this process is a cluster worker whose primary called `serveClusterRateLimits()`;
- * without Redis, its counters are the primary's.
+ * `cluster`: this process is a cluster worker whose primary serves the rate limits
+ * (cluster-rate-limits/primary.ts); without Redis, its counters are the primary's.
  */
 export function createRateLimiter(opts: { redis?: Redis; keyPrefix: string; cluster?: boolean }): RateLimiter {
+  if (opts.cluster && !opts.redis) {
+    const leases = createLeaseLimiter(process, CLUSTER_TIMEOUT_MS);
+    return { consume: (bucket, points, windowSeconds) => (points >= 1 ? leases.consume(bucket, Math.floor(points), windowSeconds) : refuseAll(windowSeconds)) };
+  }
   const limiters = new Map<string, RateLimiterAbstract>();
   const limiterFor = (points: number, duration: number): RateLimiterAbstract => {
     const id = `${points}/${duration}`;
@@ -55,9 +50,6 @@ export function createRateLimiter(opts: { redis?: Redis; keyPrefix: string; clus
           duration,
           insuranceLimiter: new RateLimiterMemory({ keyPrefix, points, duration }),
         });
-      } else if (opts.cluster) {
-        // The primary creates the same limiter for this prefix once; every worker counts in it.
-        limiter = new RateLimiterCluster({ keyPrefix, points, duration, timeoutMs: CLUSTER_TIMEOUT_MS });
       } else {
         limiter = new RateLimiterMemory({ keyPrefix, points, duration });
       }
@@ -67,7 +59,7 @@ export function createRateLimiter(opts: { redis?: Redis; keyPrefix: string; clus
   };
   return {
     async consume(bucket, points, windowSeconds) {
-      if (!(points > 0)) return { allowed: false, retryAfterSeconds: Math.ceil(windowSeconds) };
+      if (!(points >= 1)) return refuseAll(windowSeconds);
       try {
         await limiterFor(Math.floor(points), windowSeconds).consume(bucket, 1);
         return { allowed: true, retryAfterSeconds: 0 };
@@ -81,7 +73,7 @@ export function createRateLimiter(opts: { redis?: Redis; keyPrefix: string; clus
   };
 }
 
-/** In the cluster's primary process: keeps the counters of its workers' `cluster` rate limiters. */
-export function serveClusterRateLimits(): void {
-  new RateLimiterClusterMaster();
+/** A limit of no requests (a key whose rate limit is 0) refuses each one. */
+function refuseAll(windowSeconds: number): Promise<RateLimitDecision> {
+  return Promise.resolve({ allowed: false, retryAfterSeconds: Math.ceil(windowSeconds) });
 }

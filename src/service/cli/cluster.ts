@@ -26,7 +26,7 @@ import { resolveConfig, type ServiceConfig } from '../config.js';
 import { prepareService, startListening, type Bootstrap } from '../index.js';
 import type { Engine } from '../store/index.js';
 import { createLogger } from '../logger.js';
-import { serveClusterRateLimits } from '../rate-limiter.js';
+import { serveClusterRateLimits } from '../cluster-rate-limits/primary.js';
 
 const SLOT_ENV = 'TESSERA_WORKER_SLOT';
 /** The slot whose worker runs the background jobs. */
@@ -49,7 +49,7 @@ export function workerExecArgv(execArgv: readonly string[]): string[] {
   return sized ? [...execArgv] : [...execArgv, `--initial-old-space-size=${WORKER_OLD_SPACE_MB}`];
 }
 
-/** What a worker tells the primary (besides rate-limiter-flexible's messages). */
+/** What a worker tells the primary (besides the rate-limit leases: cluster-rate-limits/messages.ts). */
 type WorkerMessage = { tessera: 'listening'; url: string; opsUrl?: string };
 
 /** True in a worker process started by `startPrimary`. */
