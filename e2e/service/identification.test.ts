@@ -24,10 +24,23 @@ afterAll(async () => {
   await browser?.close();
 });
 
-/** A new private window (closed with the browser). */
+/** The private windows open now: each suite closes them before its service (closePrivateWindows). */
+const privateContexts = new Set<BrowserContext>();
+
+/** A new private window. */
 async function newPage(options: BrowserContextOptions = {}): Promise<Page> {
   const context = await browser.newContext(options);
+  privateContexts.add(context);
   return context.newPage();
+}
+
+/**
+ * Closes every private window, so that no page holds a connection to (or a request in flight
+ * on) the service a suite is about to close.
+ */
+async function closePrivateWindows(): Promise<void> {
+  for (const context of privateContexts) await context.close();
+  privateContexts.clear();
 }
 
 /** Loads (or reloads) the demo page and reads what it shows once identification is done. */
@@ -112,7 +125,7 @@ function privateWindows(): WindowKind {
     name: 'a private window',
     private: true,
     open: (options) => newPage(options),
-    close: async () => {},
+    close: closePrivateWindows,
   };
 }
 
@@ -163,6 +176,7 @@ describe.each([normalWindows(), privateWindows()])('the demo page in real Chromi
   });
   afterAll(async () => {
     await kind.close();
+    await closePrivateWindows();
     await on?.close();
   });
 
