@@ -182,6 +182,25 @@ describe('relinking', () => {
     expect(decideIdentification(f).kind).toBe('relink');
   });
 
+  it('decideRelink skips the tokenless decision only when no candidate could be the target: the same answer as explainRelink', () => {
+    const y = young();
+    const cases: [KnownVisitor[], string][] = [
+      [[earlier(), y], 'relinked'],
+      [[earlier({ first: 12.1 * DAY }), y], 'target younger'],
+      [[earlier({ last: 12.2 * DAY, jars: [{ i: 'oldjar0000', first: 1 * DAY, last: 12.2 * DAY }] }), y], "target's storage still in use"],
+      // A younger look-alike beside a possible target: the decision is weighed, and the two tie.
+      [[earlier({ id: 'YoungerLookAlike0000', first: 12.1 * DAY }), earlier(), y], 'no earlier ID singled out'],
+    ];
+    for (const [candidates, expected] of cases) {
+      const f = facts({ token: y, candidates });
+      const input = { visit: f.visit, young: y, jar: 'newjar0000', candidates: f.candidates, crowding: f.crowding };
+      const explained = explainRelink(input);
+      const decided = decideRelink(input);
+      expect('kept' in explained ? explained.kept : 'relinked').toBe(expected);
+      expect(decided?.target.visitorId ?? null).toBe('target' in explained ? explained.target.visitorId : null);
+    }
+  });
+
   it('moves only to an earlier ID', () => {
     const y = young();
     expectKept(facts({ token: y, candidates: [earlier({ first: 12.1 * DAY }), y] }));

@@ -113,8 +113,25 @@ export interface Relink<V extends RelinkVisitor> {
 
 /** The earlier visitor to move the token's storage to, or null to keep the token's ID. */
 export function decideRelink<V extends RelinkVisitor>(f: RelinkFacts<V>): Relink<V> | null {
+  // Only a candidate that passes the rules on the target alone can be relinked to: without
+  // one, the tokenless decision (most of the cost) would be weighed for nothing.
+  const { young, visit } = f;
+  if (!f.candidates.some((c) => c.visitorId !== young.visitorId && targetRuledOut(c, young, visit.now) === null)) return null;
   const verdict = explainRelink(f);
   return 'target' in verdict ? verdict : null;
+}
+
+/**
+ * The rules on the earlier visitor alone, by the one that keeps the token's ID (null when none
+ * does): it must be older than the young ID, its storage out of use since the young ID
+ * appeared, quiet since, and its profile compatible with the young ID's.
+ */
+function targetRuledOut(target: RelinkVisitor, young: RelinkVisitor, now: number): string | null {
+  if (target.firstSeenAt >= young.firstSeenAt) return 'target younger';
+  if (!storageEndedBy(target, young.firstSeenAt)) return "target's storage still in use";
+  if (missedVisits(target, now - young.firstSeenAt) < MATCH.relinkQuietVisits) return 'target not quiet';
+  if (profileIncompatibility(young.profile, target.profile) !== null) return 'profiles incompatible';
+  return null;
 }
 
 /** decideRelink() with the first rule that kept the token's ID named (bench/accuracy/diagnose.ts). */
@@ -136,10 +153,8 @@ export function explainRelink<V extends RelinkVisitor>(f: RelinkFacts<V>): Relin
   // ISP range).
   if (!decision.exclusiveNetwork) return { kept: 'not a home network' };
   if (hopsThrough(visit.network, [...target.profile.nets, ...young.profile.nets], MATCH.relinkPoolNetworks)) return { kept: 'a pool network' };
-  if (target.firstSeenAt >= young.firstSeenAt) return { kept: 'target younger' };
-  if (!storageEndedBy(target, young.firstSeenAt)) return { kept: "target's storage still in use" };
-  if (missedVisits(target, visit.now - young.firstSeenAt) < MATCH.relinkQuietVisits) return { kept: 'target not quiet' };
-  if (profileIncompatibility(young.profile, target.profile) !== null) return { kept: 'profiles incompatible' };
+  const ruledOutTarget = targetRuledOut(target, young, visit.now);
+  if (ruledOutTarget !== null) return { kept: ruledOutTarget };
   // The target's silence is explained when its browser may live on as another ID whose storage
   // was in use since the young ID appeared (a private window's does not count: it lives beside
   // the normal storage): then the young ID is more likely a browser of its own.
