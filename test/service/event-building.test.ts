@@ -79,6 +79,20 @@ describe('bot detection', () => {
   it('has no verdict without any evidence', () => {
     expect(detectBot({ signals: {} })).toBeUndefined();
   });
+
+  it("answers each user agent with its own verdict however they alternate (the answers kept per user agent), long ones too", () => {
+    const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+    const CLAUDE = 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)';
+    const longCrawler = `${GOOGLEBOT} ${'x'.repeat(600)}`;
+    for (let round = 0; round < 3; round++) {
+      for (const [ua, kind] of [[CHROME_UA, undefined], [GOOGLEBOT, 'crawler'], [CLAUDE, 'ai_agent'], [longCrawler, 'crawler'], [`${CHROME_UA} ${'y'.repeat(600)}`, undefined]] as const) {
+        const verdict = detectBot({ signals: {}, userAgent: ua });
+        expect(verdict?.bot_type, ua.slice(0, 60)).toBe(kind);
+        expect(verdict?.bot).toBe(kind ? 'good' : 'not_detected');
+      }
+    }
+    expect(detectBot({ signals: {}, userAgent: CLAUDE })?.bot_info).toMatchObject({ provider: 'Anthropic', name: 'ClaudeBot' });
+  });
 });
 
 describe('smart signals', () => {

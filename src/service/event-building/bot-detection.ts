@@ -5,6 +5,7 @@
 import { isbotMatch } from 'isbot';
 import type { Signals } from '../../protocol/index.js';
 import type { BotInfo, BotResult } from '../../events/v4-event.js';
+import { boundedMemo } from '../store/bounded-memo.js';
 
 export interface BotVerdict {
   bot: BotResult;
@@ -44,40 +45,42 @@ interface AiAgent {
   name: string;
 }
 
-/**
- * The bot lists are long regular expressions, and one request's user agent is tested twice:
- * by the filtering rules (`http.user_agent.is_*_bot`) and for its event. The last user agent's
- * answers are kept, so the second test is free.
- */
-let lastUserAgent: string | undefined;
-let lastAiAgent: AiAgent | undefined;
-let lastCrawler: string | null | undefined;
+interface UserAgentBots {
+  ai: AiAgent | undefined;
+  /** isbot's match (the crawler's name as the UA gives it), or null; null too for an AI agent (it is not asked). */
+  crawler: string | null;
+}
 
-function remember(userAgent: string): void {
-  if (userAgent === lastUserAgent) return;
-  lastUserAgent = userAgent;
-  lastAiAgent = undefined;
+function botsOf(userAgent: string): UserAgentBots {
   for (const [pattern, provider, identity] of AI_AGENTS) {
     const match = pattern.exec(userAgent);
-    if (match) {
-      lastAiAgent = { provider, identity, name: match[0] };
-      break;
-    }
+    if (match) return { ai: { provider, identity, name: match[0] }, crawler: null };
   }
-  lastCrawler = undefined;
+  return { ai: undefined, crawler: isbotMatch(userAgent) };
+}
+
+/** User agents longer than this are tested each time: the memory below holds short, common ones. */
+const MEMO_MAX_LENGTH = 512;
+
+/**
+ * The bot lists are long regular expressions (about 10 µs a test), and one request's user agent
+ * is tested twice (by the filtering rules' `http.user_agent.is_*_bot` and for its event), while
+ * a site's visitors send a few hundred distinct user agents over and over: their answers are
+ * kept.
+ */
+const memoBots = boundedMemo(botsOf, 2000);
+
+function userAgentBots(userAgent: string): UserAgentBots {
+  return userAgent.length <= MEMO_MAX_LENGTH ? memoBots(userAgent) : botsOf(userAgent);
 }
 
 export function aiAgentOf(userAgent: string | undefined): AiAgent | undefined {
-  if (!userAgent) return undefined;
-  remember(userAgent);
-  return lastAiAgent;
+  return userAgent ? userAgentBots(userAgent).ai : undefined;
 }
 
-/** isbot's match (the crawler's name as the UA gives it), or null. */
+/** isbot's match (the crawler's name as the UA gives it), or null; asked only of a user agent that is no AI agent's. */
 function crawlerMatch(userAgent: string): string | null {
-  remember(userAgent);
-  if (lastCrawler === undefined) lastCrawler = isbotMatch(userAgent);
-  return lastCrawler;
+  return userAgentBots(userAgent).crawler;
 }
 
 export function isAiBot(userAgent: string | undefined): boolean {
