@@ -13,8 +13,6 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import { createLeaseLimiter } from './cluster-rate-limits/lease-limiter.js';
 import type { RateLimitDecision } from './rate-limit-decision.js';
 
-export type { RateLimitDecision };
-
 export interface RateLimiter {
   /**
    * Counts one request in `bucket`, which allows `points` requests per `windowSeconds`.
@@ -31,10 +29,16 @@ const CLUSTER_TIMEOUT_MS = 5000;
  * (cluster-rate-limits/primary.ts); without Redis, its counters are the primary's.
  */
 export function createRateLimiter(opts: { redis?: Redis; keyPrefix: string; cluster?: boolean }): RateLimiter {
-  if (opts.cluster && !opts.redis) {
-    const leases = createLeaseLimiter(process, CLUSTER_TIMEOUT_MS);
-    return { consume: (bucket, points, windowSeconds) => (points >= 1 ? leases.consume(bucket, Math.floor(points), windowSeconds) : refuseAll(windowSeconds)) };
-  }
+  const counted = opts.cluster && !opts.redis ? createLeaseLimiter(process, CLUSTER_TIMEOUT_MS) : flexibleLimiter(opts);
+  return {
+    // A limit under one request per window (a key whose rate limit is 0) refuses each one.
+    consume: (bucket, points, windowSeconds) =>
+      points >= 1 ? counted.consume(bucket, Math.floor(points), windowSeconds) : Promise.resolve({ allowed: false, retryAfterSeconds: Math.ceil(windowSeconds) }),
+  };
+}
+
+/** rate-limiter-flexible's counters, in Redis or in this process's memory; `points` is a whole number. */
+function flexibleLimiter(opts: { redis?: Redis; keyPrefix: string }): RateLimiter {
   const limiters = new Map<string, RateLimiterAbstract>();
   const limiterFor = (points: number, duration: number): RateLimiterAbstract => {
     const id = `${points}/${duration}`;
@@ -59,9 +63,8 @@ export function createRateLimiter(opts: { redis?: Redis; keyPrefix: string; clus
   };
   return {
     async consume(bucket, points, windowSeconds) {
-      if (!(points >= 1)) return refuseAll(windowSeconds);
       try {
-        await limiterFor(Math.floor(points), windowSeconds).consume(bucket, 1);
+        await limiterFor(points, windowSeconds).consume(bucket, 1);
         return { allowed: true, retryAfterSeconds: 0 };
       } catch (err) {
         if (err instanceof RateLimiterRes) {
@@ -71,9 +74,4 @@ export function createRateLimiter(opts: { redis?: Redis; keyPrefix: string; clus
       }
     },
   };
-}
-
-/** A limit of no requests (a key whose rate limit is 0) refuses each one. */
-function refuseAll(windowSeconds: number): Promise<RateLimitDecision> {
-  return Promise.resolve({ allowed: false, retryAfterSeconds: Math.ceil(windowSeconds) });
 }

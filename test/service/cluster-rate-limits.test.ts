@@ -14,6 +14,8 @@ interface TestWorker {
   limiter: ReturnType<typeof createLeaseLimiter>;
   /** Messages this worker sent, by type. */
   sent: Map<string, number>;
+  /** Messages the primary sent this worker (delivered or not), by type. */
+  addressed: Map<string, number>;
   /** Stops delivering in both directions (the process died or hangs). */
   cut(): void;
 }
@@ -26,9 +28,12 @@ afterEach(() => {
 /** A primary and `n` workers; `timeoutMs` is each worker's wait for an answer. */
 function cluster(n: number, timeoutMs = 5000) {
   const inboxes = new Map<number, (message: unknown) => void>();
+  const addressed = new Map<number, Map<string, number>>();
   const alive = new Set<number>();
   const primary = serveRateLimitLeases({
     send: (worker, message) => {
+      const counts = addressed.get(worker)!;
+      counts.set(message.type, (counts.get(message.type) ?? 0) + 1);
       if (alive.has(worker)) setImmediate(() => alive.has(worker) && inboxes.get(worker)!(message));
     },
     workers: () => alive.size,
@@ -37,6 +42,7 @@ function cluster(n: number, timeoutMs = 5000) {
   const workers: TestWorker[] = [];
   for (let id = 1; id <= n; id++) {
     alive.add(id);
+    addressed.set(id, new Map());
     const sent = new Map<string, number>();
     const limiter = createLeaseLimiter(
       {
@@ -48,7 +54,7 @@ function cluster(n: number, timeoutMs = 5000) {
       },
       timeoutMs,
     );
-    workers.push({ limiter, sent, cut: () => alive.delete(id) });
+    workers.push({ limiter, sent, addressed: addressed.get(id)!, cut: () => alive.delete(id) });
   }
   return { primary, workers, die: (index: number) => (workers[index]!.cut(), primary.onExit(index + 1)) };
 }
@@ -63,7 +69,7 @@ describe('rate limits leased to the workers', () => {
     const decisions = await Promise.all(order.map((w) => w.limiter.consume('ingest:k1', LIMIT, 1)));
     expect(allowedOf(decisions)).toBe(LIMIT);
     for (const refused of decisions.filter((d) => !d.allowed)) expect(refused.retryAfterSeconds).toBe(1);
-    // Every worker took part, and was refused only once the window was spent.
+    // Every worker took part.
     for (const w of workers) expect(w.sent.get('ask')).toBeGreaterThan(0);
   });
 
@@ -118,6 +124,9 @@ describe('rate limits leased to the workers', () => {
     // Never more than the limit: a's unspent points are lost for this window, not given to b.
     expect(allowedOf(fromB)).toBeLessThanOrEqual(LIMIT - 10);
     expect(allowedOf(fromB)).toBeGreaterThan(0);
+    expect(fromB.filter((d) => !d.allowed).length).toBeGreaterThan(0);
+    // b was refused without a recall to the dead worker (which would have waited out its timeout).
+    expect(a.addressed.get('recall')).toBeUndefined();
   });
 
   it('goes on without a worker that does not answer a recall, counting what it held as spent', async () => {
@@ -129,6 +138,8 @@ describe('rate limits leased to the workers', () => {
     const fromB = await Promise.all(Array.from({ length: 40 }, () => b.limiter.consume('k', LIMIT, 1)));
     expect(allowedOf(fromB)).toBeLessThanOrEqual(LIMIT - 10);
     expect(fromB.filter((d) => !d.allowed).length).toBeGreaterThan(0);
+    // It was asked, and b's refusal came once the recall had timed out.
+    expect(a.addressed.get('recall')).toBe(1);
   });
 
   it('fails the requests waiting on a primary that does not answer', async () => {

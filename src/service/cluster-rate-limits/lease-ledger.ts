@@ -6,7 +6,7 @@
  * window instead of once per request (the question was an IPC round trip, about a tenth of the
  * CPU of an identification in two workers).
  *
- * The limit stays exact. A lease is at most the worker's share of what is left (so leases
+ * The limit stays exact. A lease is at most half the worker's share of what is left (so leases
  * shrink to single points as the window runs out), and when nothing is left the asking worker
  * waits while the others give back what they have not spent (`recall`): a request is refused
  * only once every point of the window has been spent. Points a worker held when it died stay

@@ -37,7 +37,6 @@ export interface WorkerChannels {
 export function serveRateLimitLeases(channels: WorkerChannels) {
   const ledger = new LeaseLedger();
   const recalls = new Map<string, Recall>();
-  const send = (worker: number, message: ToWorker) => channels.send(worker, message);
 
   const handleAsk = (worker: number, ask: Ask) => {
     const open = recalls.get(ask.key);
@@ -48,7 +47,7 @@ export function serveRateLimitLeases(channels: WorkerChannels) {
     const { key, points, windowMs, want } = ask;
     const answer = ledger.ask({ worker, key, points, windowMs, want, workers: channels.workers() }, Date.now());
     if (answer.kind === 'grant') {
-      send(worker, rateLimitMessage({ type: 'grant', id: ask.id, granted: answer.granted, windowEnd: answer.windowEnd }));
+      channels.send(worker, rateLimitMessage({ type: 'grant', id: ask.id, granted: answer.granted, windowEnd: answer.windowEnd }));
       return;
     }
     const recall: Recall = {
@@ -58,7 +57,7 @@ export function serveRateLimitLeases(channels: WorkerChannels) {
       timer: setTimeout(() => endRecall(key), RECALL_TIMEOUT_MS),
     };
     recalls.set(key, recall);
-    for (const from of answer.from) send(from, rateLimitMessage({ type: 'recall', key, windowEnd: answer.windowEnd }));
+    for (const from of answer.from) channels.send(from, rateLimitMessage({ type: 'recall', key, windowEnd: answer.windowEnd }));
   };
 
   const endRecall = (key: string) => {
