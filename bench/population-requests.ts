@@ -20,10 +20,12 @@ export interface PopulationRequest {
 
 const DAYS = 30;
 
-export function populationRequests(seed: string, browsers: number, publicKey: string): PopulationRequest[] {
+/** `firstOnly`: each browser's first visit alone (its later ones are neither planned nor rendered). */
+export function populationRequests(seed: string, browsers: number, publicKey: string, opts: { firstOnly?: boolean } = {}): PopulationRequest[] {
   const out: PopulationRequest[] = [];
   for (const browser of generatePopulation({ seed, browsers, days: DAYS }).browsers) {
-    const visits = planBrowserVisits(seed, browser, DAYS).filter((v) => !v.private);
+    const planned = planBrowserVisits(seed, browser, DAYS).filter((v) => !v.private);
+    const visits = opts.firstOnly ? planned.slice(0, 1) : planned;
     visits.forEach((visit, i) => {
       const rendered = renderVisit(seed, browser, visit);
       const request: IdentifyRequest = {

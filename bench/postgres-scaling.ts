@@ -30,7 +30,7 @@ import { endProcess, readyUrl } from '../test/webhooks/child-service.js';
 import { writeBenchOutput } from './bench-output.js';
 import { AUTOCANNON_REQUESTS_SOURCE, browserRequests, sendFirstVisits, TOKEN_KEEPING_SOURCE, type BrowserRequest } from './browser-requests.js';
 import { backendCpuUsed, postgresBackendCpu, processCpuMs } from './process-cpu.js';
-import { SEED_NOW, seedEvents } from './seed-events.js';
+import { SEED_NOW, seedEvents, seedVisitors } from './seed-events.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000);
 const VISITORS = Number(process.env.BENCH_VISITORS ?? 5_000);
@@ -162,7 +162,8 @@ async function main(): Promise<void> {
       if (!key) throw new Error('bootstrap public key not found');
       await setApiKeyRateLimit(setup.ctx.store, key.id, 1_000_000_000);
       console.log(`seeding ${EVENTS.toLocaleString('en')} events`);
-      await seedEvents(setup, { events: EVENTS, visitors: VISITORS });
+      const stored = await seedEvents(setup, { events: EVENTS, visitors: VISITORS });
+      await seedVisitors(setup, stored.visitors);
       await sql`ANALYZE`.execute(kyselyOf(setup.ctx.store));
       const base = await setup.listen();
       const visits = browserRequests('service-throughput', BROWSERS, setup.bootstrap.publicKey);

@@ -8,6 +8,14 @@ import type { Service } from '../src/service/index.js';
 import { eventColumns, maintainEventPartitions } from '../src/service/store/events.js';
 import { randomString } from '../src/service/store/ids.js';
 import { kyselyOf } from '../src/service/store/index.js';
+import type { VisitorKeysTable, VisitorsTable } from '../src/service/store/schema.js';
+import { planInsertVisitor } from '../src/service/store/visitors.js';
+import { extractFeatures, lookupKeys } from '../src/service/identification/features.js';
+import { networkPrefix } from '../src/service/identification/network.js';
+import { emptyProfile, updateProfile } from '../src/service/identification/profile.js';
+import type { Insertable } from 'kysely';
+import { Rng } from './accuracy/prng.js';
+import { populationRequests, type PopulationRequest } from './population-requests.js';
 import { DAY, makeEvent } from '../test/server-api/fixtures.js';
 
 export { DAY };
@@ -72,4 +80,57 @@ export async function seedEvents(
   const seconds = (performance.now() - started) / 1000;
   console.log(`  seeded ${EVENTS.toLocaleString('en')} events in ${seconds.toFixed(1)} s (${Math.round(EVENTS / seconds).toLocaleString('en')}/s)`);
   return { visitors, eventIds };
+}
+
+const VISITOR_ROWS_PER_INSERT = 500;
+
+/**
+ * The first visits the seeded identities come from: `count` browsers' of population `population`
+ * (a few of its browsers only ever visit in private windows, and the load benchmarks leave those
+ * visits out: a slightly larger population is drawn).
+ */
+export function identityRequests(population: string, count: number): PopulationRequest[] {
+  for (let browsers = Math.ceil(count * 1.05) + 10; ; browsers = Math.ceil(browsers * 1.1)) {
+    const requests = populationRequests(population, browsers, 'seed', { firstOnly: true });
+    if (requests.length >= count) return requests.slice(0, count);
+  }
+}
+
+/**
+ * Gives each of `visitorIds` (seedEvents' visitors) the identity a service that stored their
+ * events would hold: a visitor row with its profile and its lookup keys, as ingestion writes
+ * them for a first visit (planInsertVisitor), from the first visits of a simulated population of
+ * as many browsers (seed `population`, not the benchmark's measured browsers), last seen at
+ * random over the seeded span. Without them the identification tables hold only the measured
+ * browsers, a few thousand rows: every lookup then hits a small, cached index (and PostgreSQL
+ * plans the candidates' read for a table of that size), which a database of a million events
+ * does not have.
+ */
+export async function seedVisitors(service: Service, visitorIds: readonly string[], population = 'seeded-visitors'): Promise<void> {
+  const db = kyselyOf(service.ctx.store);
+  const { workspaceId } = service.bootstrap;
+  const started = performance.now();
+  const requests = identityRequests(population, visitorIds.length);
+  const rng = new Rng(population, 'last-seen');
+  for (let from = 0; from < visitorIds.length; from += VISITOR_ROWS_PER_INSERT) {
+    const visitors: Insertable<VisitorsTable>[] = [];
+    const keys: Insertable<VisitorKeysTable>[] = [];
+    visitorIds.slice(from, from + VISITOR_ROWS_PER_INSERT).forEach((visitorId, i) => {
+      const { request, rendered } = requests[from + i]!;
+      const features = extractFeatures(request.signals);
+      const network = networkPrefix(rendered.ip);
+      const now = SEED_NOW - Math.floor(rng.next() * SPAN);
+      const plan = planInsertVisitor({ workspaceId, visitorId, now, profile: updateProfile(emptyProfile(), features, network), keys: lookupKeys(features, network) });
+      // The row as ingestion writes it: the stored profile's JSON and the keys (visitors.ts).
+      const values = plan.values as { profile: string; freshKeys: string };
+      visitors.push({ visitor_id: visitorId, workspace_id: workspaceId, first_seen_at: now, last_seen_at: now, visit_count: 1, last_token_at: null, profile: values.profile });
+      for (const key of JSON.parse(values.freshKeys) as string[]) keys.push({ workspace_id: workspaceId, key, visitor_id: visitorId, last_seen_at: now });
+    });
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto('visitors').values(visitors).execute();
+      await trx.insertInto('visitor_keys').values(keys).execute();
+    });
+  }
+  const seconds = (performance.now() - started) / 1000;
+  console.log(`  seeded ${visitorIds.length.toLocaleString('en')} visitors with their keys in ${seconds.toFixed(1)} s`);
 }

@@ -76,7 +76,7 @@ import { quantile } from './quantile.js';
 import { profiled } from './profiles.js';
 import { backendCpuUsed, postgresBackendCpu } from './process-cpu.js';
 import { AUTOCANNON_REQUESTS_SOURCE, browserRequests, sendFirstVisits, TOKEN_KEEPING_SOURCE, writeRequestsFile, type BrowserRequest } from './browser-requests.js';
-import { SEED_NOW, seedEvents } from './seed-events.js';
+import { SEED_NOW, seedEvents, seedVisitors } from './seed-events.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const VISITORS = Number(process.env.BENCH_VISITORS ?? 100_000);
@@ -367,7 +367,8 @@ async function runEngine(engine: Engine, buildPayloads: (publicKey: string) => R
     if (!key) throw new Error('bootstrap public key not found');
     await setApiKeyRateLimit(service.ctx.store, key.id, 1_000_000_000);
     console.log(`\n${engine}: seeding ${EVENTS.toLocaleString('en')} events`);
-    await seedEvents(service, { events: EVENTS, visitors: VISITORS });
+    const seededEvents = await seedEvents(service, { events: EVENTS, visitors: VISITORS });
+    await seedVisitors(service, seededEvents.visitors);
     // A database that grew to this size would have fresh planner statistics by now (the
     // service's job on SQLite, autovacuum on PostgreSQL); the seeding outran both.
     if (engine === 'sqlite') {
@@ -503,7 +504,8 @@ async function runWorkers(buildPayloads: (publicKey: string) => ReturnType<typeo
       const key = await findApiKeyByToken(service.ctx.store, service.bootstrap.publicKey);
       await setApiKeyRateLimit(service.ctx.store, key!.id, 1_000_000_000);
       console.log(`\nsqlite, tessera start --workers ${WORKER_COUNTS.join(', ')}: seeding ${EVENTS.toLocaleString('en')} events`);
-      await seedEvents(service, { events: EVENTS, visitors: VISITORS });
+      const stored = await seedEvents(service, { events: EVENTS, visitors: VISITORS });
+      await seedVisitors(service, stored.visitors);
       await refreshPlannerStatistics(service.ctx.store);
     } finally {
       await service.close();
@@ -680,7 +682,7 @@ async function main(): Promise<void> {
     notes.push(`echo: ${pauses(echo)}`);
   }
   const markdown = [
-    `${EVENTS.toLocaleString('en')} stored events (${VISITORS.toLocaleString('en')} visitors) before the run` +
+    `${EVENTS.toLocaleString('en')} stored events of ${VISITORS.toLocaleString('en')} visitors (each with its visitor row, profile and lookup keys) before the run` +
       (PG_PAST_WEEKS > 0 && ENGINES.includes('postgres') ? `, and on PostgreSQL ${PG_PAST_WEEKS} empty partitions of past weeks (a long retention's)` : '') +
       `; ${BROWSERS.toLocaleString('en')} simulated browsers ` +
       `warmed up with their first visit, then their later visits (each with the newest token its browser received, with drift, from its own address through X-Forwarded-For; each browser's visits spread over the load, not sent together) sent by autocannon: ${CONNECTIONS} connections, ${DURATION_S} s per load, over loopback. ` +
