@@ -15,7 +15,7 @@ import { networkPrefix } from '../src/service/identification/network.js';
 import { emptyProfile, updateProfile } from '../src/service/identification/profile.js';
 import type { Insertable } from 'kysely';
 import { Rng } from './accuracy/prng.js';
-import { populationRequests, type PopulationRequest } from './population-requests.js';
+import { firstVisitRequests, type PopulationRequest } from './population-requests.js';
 import { DAY, makeEvent } from '../test/server-api/fixtures.js';
 
 export { DAY };
@@ -85,18 +85,6 @@ export async function seedEvents(
 const VISITOR_ROWS_PER_INSERT = 500;
 
 /**
- * The first visits the seeded identities come from: `count` browsers' of population `population`
- * (a few of its browsers only ever visit in private windows, and the load benchmarks leave those
- * visits out: a slightly larger population is drawn).
- */
-export function identityRequests(population: string, count: number): PopulationRequest[] {
-  for (let browsers = Math.ceil(count * 1.05) + 10; ; browsers = Math.ceil(browsers * 1.1)) {
-    const requests = populationRequests(population, browsers, 'seed', { firstOnly: true });
-    if (requests.length >= count) return requests.slice(0, count);
-  }
-}
-
-/**
  * Gives each of `visitorIds` (seedEvents' visitors) the identity a service that stored their
  * events would hold: a visitor row with its profile and its lookup keys, as ingestion writes
  * them for a first visit (planInsertVisitor), from the first visits of a simulated population of
@@ -110,13 +98,13 @@ export async function seedVisitors(service: Service, visitorIds: readonly string
   const db = kyselyOf(service.ctx.store);
   const { workspaceId } = service.bootstrap;
   const started = performance.now();
-  const requests = identityRequests(population, visitorIds.length);
+  const requests = firstVisitRequests(population, visitorIds.length, 'seed');
   const rng = new Rng(population, 'last-seen');
   for (let from = 0; from < visitorIds.length; from += VISITOR_ROWS_PER_INSERT) {
     const visitors: Insertable<VisitorsTable>[] = [];
     const keys: Insertable<VisitorKeysTable>[] = [];
-    visitorIds.slice(from, from + VISITOR_ROWS_PER_INSERT).forEach((visitorId, i) => {
-      const { request, rendered } = requests[from + i]!;
+    for (const visitorId of visitorIds.slice(from, from + VISITOR_ROWS_PER_INSERT)) {
+      const { request, rendered } = requests.next().value as PopulationRequest;
       const features = extractFeatures(request.signals);
       const network = networkPrefix(rendered.ip);
       const now = SEED_NOW - Math.floor(rng.next() * SPAN);
@@ -125,7 +113,7 @@ export async function seedVisitors(service: Service, visitorIds: readonly string
       const values = plan.values as { profile: string; freshKeys: string };
       visitors.push({ visitor_id: visitorId, workspace_id: workspaceId, first_seen_at: now, last_seen_at: now, visit_count: 1, last_token_at: null, profile: values.profile });
       for (const key of JSON.parse(values.freshKeys) as string[]) keys.push({ workspace_id: workspaceId, key, visitor_id: visitorId, last_seen_at: now });
-    });
+    }
     await db.transaction().execute(async (trx) => {
       await trx.insertInto('visitors').values(visitors).execute();
       await trx.insertInto('visitor_keys').values(keys).execute();

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { identityRequests, seedVisitors } from '../../bench/seed-events.js';
+import { firstVisitRequests } from '../../bench/population-requests.js';
+import { seedVisitors } from '../../bench/seed-events.js';
 import { kyselyOf } from '../../src/service/store/index.js';
 import { browserVisit } from '../helpers/browser-visits.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
@@ -35,7 +36,7 @@ describe('seeded visitors of the service benchmarks', () => {
   });
 
   it('hold the row, profile and keys that ingestion writes for the same first visits', async () => {
-    const requests = identityRequests(POPULATION, BROWSERS);
+    const requests = [...firstVisitRequests(POPULATION, BROWSERS, 'pk')];
     expect(requests).toHaveLength(BROWSERS);
 
     const ingested = await startTestService({ config: { trustProxy: true } });
