@@ -8,12 +8,10 @@ import type { Service } from '../src/service/index.js';
 import { eventColumns, maintainEventPartitions } from '../src/service/store/events.js';
 import { randomString } from '../src/service/store/ids.js';
 import { kyselyOf } from '../src/service/store/index.js';
-import type { VisitorKeysTable, VisitorsTable } from '../src/service/store/schema.js';
-import { planInsertVisitor } from '../src/service/store/visitors.js';
+import { insertVisitor } from '../src/service/store/visitors.js';
 import { extractFeatures, lookupKeys } from '../src/service/identification/features.js';
 import { networkPrefix } from '../src/service/identification/network.js';
 import { emptyProfile, updateProfile } from '../src/service/identification/profile.js';
-import type { Insertable } from 'kysely';
 import { Rng } from './accuracy/prng.js';
 import { firstVisitRequests, type PopulationRequest } from './population-requests.js';
 import { DAY, makeEvent } from '../test/server-api/fixtures.js';
@@ -82,43 +80,42 @@ export async function seedEvents(
   return { visitors, eventIds };
 }
 
-const VISITOR_ROWS_PER_INSERT = 500;
+const VISITORS_PER_TRANSACTION = 500;
 
 /**
  * Gives each of `visitorIds` (seedEvents' visitors) the identity a service that stored their
- * events would hold: a visitor row with its profile and its lookup keys, as ingestion writes
- * them for a first visit (planInsertVisitor), from the first visits of a simulated population of
- * as many browsers (seed `population`, not the benchmark's measured browsers), last seen at
- * random over the seeded span. Without them the identification tables hold only the measured
- * browsers, a few thousand rows: every lookup then hits a small, cached index (and PostgreSQL
- * plans the candidates' read for a table of that size), which a database of a million events
- * does not have.
+ * events would hold: a visitor row with its profile and its lookup keys, written by the store's
+ * own insertVisitor as ingestion writes them for a first visit, from the first visits of a
+ * simulated population of as many browsers (seed `population`, not the benchmark's measured
+ * browsers), seen at random over the seeded span. Without them the identification tables hold
+ * only the measured browsers, a few thousand rows: every lookup then hits a small, cached index
+ * (and PostgreSQL plans the candidates' read for a table of that size), which a database of a
+ * million events does not have.
  */
 export async function seedVisitors(service: Service, visitorIds: readonly string[], population = 'seeded-visitors'): Promise<void> {
-  const db = kyselyOf(service.ctx.store);
+  const { store } = service.ctx;
   const { workspaceId } = service.bootstrap;
   const started = performance.now();
-  const requests = firstVisitRequests(population, visitorIds.length, 'seed');
   const rng = new Rng(population, 'last-seen');
-  for (let from = 0; from < visitorIds.length; from += VISITOR_ROWS_PER_INSERT) {
-    const visitors: Insertable<VisitorsTable>[] = [];
-    const keys: Insertable<VisitorKeysTable>[] = [];
-    for (const visitorId of visitorIds.slice(from, from + VISITOR_ROWS_PER_INSERT)) {
-      const { request, rendered } = requests.next().value as PopulationRequest;
-      const features = extractFeatures(request.signals);
-      const network = networkPrefix(rendered.ip);
-      const now = SEED_NOW - Math.floor(rng.next() * SPAN);
-      const plan = planInsertVisitor({ workspaceId, visitorId, now, profile: updateProfile(emptyProfile(), features, network), keys: lookupKeys(features, network) });
-      // The row as ingestion writes it: the stored profile's JSON and the keys (visitors.ts).
-      const values = plan.values as { profile: string; freshKeys: string };
-      visitors.push({ visitor_id: visitorId, workspace_id: workspaceId, first_seen_at: now, last_seen_at: now, visit_count: 1, last_token_at: null, profile: values.profile });
-      for (const key of JSON.parse(values.freshKeys) as string[]) keys.push({ workspace_id: workspaceId, key, visitor_id: visitorId, last_seen_at: now });
-    }
-    await db.transaction().execute(async (trx) => {
-      await trx.insertInto('visitors').values(visitors).execute();
-      await trx.insertInto('visitor_keys').values(keys).execute();
+  let batch: { visitorId: string; visit: PopulationRequest }[] = [];
+  const writeBatch = async () => {
+    await store.transaction(async (trx) => {
+      for (const { visitorId, visit } of batch) {
+        const features = extractFeatures(visit.request.signals);
+        const network = networkPrefix(visit.rendered.ip);
+        const now = SEED_NOW - Math.floor(rng.next() * SPAN);
+        await insertVisitor(trx, { workspaceId, visitorId, now, profile: updateProfile(emptyProfile(), features, network), keys: lookupKeys(features, network) });
+      }
     });
+    batch = [];
+  };
+  // The visits are rendered one at a time as they are written (all at once they hold hundreds of MB).
+  let next = 0;
+  for (const visit of firstVisitRequests(population, visitorIds.length, 'seed')) {
+    batch.push({ visitorId: visitorIds[next++]!, visit });
+    if (batch.length === VISITORS_PER_TRANSACTION) await writeBatch();
   }
+  if (batch.length > 0) await writeBatch();
   const seconds = (performance.now() - started) / 1000;
   console.log(`  seeded ${visitorIds.length.toLocaleString('en')} visitors with their keys in ${seconds.toFixed(1)} s`);
 }
