@@ -9,7 +9,7 @@ import { emptyProfile } from '../../src/service/identification/profile.js';
 import { insertEvent } from '../../src/service/store/events.js';
 import type { Store } from '../../src/service/store/index.js';
 import { readRecentActivity } from '../../src/service/store/recent-activity.js';
-import { CANDIDATES_PER_KEY, findCandidates, insertVisitor, loadIdentificationState } from '../../src/service/store/visitors.js';
+import { CANDIDATES_PER_KEY, findCandidates, insertVisitor, loadIdentificationState, NETWORK_COUNT_LIMIT, NETWORK_VISITORS_LISTED } from '../../src/service/store/visitors.js';
 import { identifyRequest, postIdentify, sampleSignals } from '../helpers/identify-request.js';
 import { statementsDuring } from '../helpers/statements-during.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
@@ -48,7 +48,14 @@ describe('the identification read on postgres', () => {
       const two = await findCandidates(store, t.workspaceId, keys);
       expect(sort(one.candidates)).toEqual(sort(two.candidates));
       expect(one.crowding).toEqual(two.crowding);
+      // The network's visitors most recent first: vis11 ... vis0, then 4 of the 58 seen together.
+      expect(one.networkVisitors).toHaveLength(two.networkVisitors.length);
+      expect(one.networkVisitors.slice(0, 12)).toEqual(two.networkVisitors.slice(0, 12));
     }
+    const network = await loadIdentificationState(store, { workspaceId: t.workspaceId, keys: ['s:own1', 'p:net'] });
+    expect(network.networkVisitors).toHaveLength(NETWORK_VISITORS_LISTED);
+    expect(network.networkVisitors.slice(0, 12)).toEqual(Array.from({ length: 12 }, (_, i) => `vis${11 - i}`));
+    expect(network.crowding).toEqual({ s: 1, p: NETWORK_COUNT_LIMIT });
     const shared = await loadIdentificationState(store, { workspaceId: t.workspaceId, keys: ['s:shared'] });
     // The most recently seen of the key.
     expect(shared.candidates.map((c) => c.visitorId).sort()).toEqual(Array.from({ length: CANDIDATES_PER_KEY }, (_, i) => `vis${i + 4}`).sort());

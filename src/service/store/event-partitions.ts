@@ -145,9 +145,24 @@ export function partitionsCovering(partitions: readonly EventPartition[], from: 
 }
 
 /**
- * Creates table `name` shaped like `events` with the parent's indexes and primary key (named
- * `<parent's name>_<suffix>`) and, for a range, moves the DEFAULT partition's rows of that range
- * into it; then attaches it. Run inside a transaction.
+ * The server can compress with LZ4 (PostgreSQL 14 or later, built with lz4): migration 016 then
+ * gives event payloads LZ4 compression, and every partition made copies it from the parent.
+ */
+export async function supportsLz4(db: Db): Promise<boolean> {
+  const { rows } = await sql<{ lz4: boolean }>`
+    select 'lz4' = any(enumvals) as lz4 from pg_settings where name = 'default_toast_compression'`.execute(db);
+  return rows[0]?.lz4 === true;
+}
+
+/** Sets the compression of the `payload` column of each of `tables` (`default`: the server's). */
+export async function setPayloadCompression(db: Db, tables: readonly string[], method: 'lz4' | 'default'): Promise<void> {
+  for (const table of tables) await sql`alter table ${sql.id(table)} alter column payload set compression ${sql.raw(method)}`.execute(db);
+}
+
+/**
+ * Creates table `name` shaped like `events` (its columns' defaults and compression) with the
+ * parent's indexes and primary key (named `<parent's name>_<suffix>`) and, for a range, moves the
+ * DEFAULT partition's rows of that range into it; then attaches it. Run inside a transaction.
  */
 export async function createEventPartition(
   db: Db,
@@ -155,7 +170,9 @@ export async function createEventPartition(
   suffix: string,
   bound: { from: number | null; to: number } | 'default',
 ): Promise<void> {
-  await sql`create table ${sql.id(name)} (like events including defaults)`.execute(db);
+  // The parent's column compression too (migration 016), where the server supports LZ4.
+  const compression = (await supportsLz4(db)) ? sql` including compression` : sql``;
+  await sql`create table ${sql.id(name)} (like events including defaults${compression})`.execute(db);
   const { rows: indexes } = await sql<{ index_name: string; def: string; constraint_name: string | null; constraint_def: string | null }>`
     select ic.relname as index_name, pg_get_indexdef(x.indexrelid) as def,
       con.conname as constraint_name, pg_get_constraintdef(con.oid) as constraint_def

@@ -18,6 +18,7 @@ import * as partitionedEvents from './012-partitioned-events.js';
 import * as visitorLinks from './013-visitor-links.js';
 import * as deliveryPayloads from './014-delivery-payloads.js';
 import * as sqliteTimeIndex from './015-sqlite-time-index.js';
+import * as lz4EventPayloads from './016-lz4-event-payloads.js';
 
 export const migrations: Record<string, Migration> = {
   '001-core': core,
@@ -35,6 +36,7 @@ export const migrations: Record<string, Migration> = {
   '013-visitor-links': visitorLinks,
   '014-delivery-payloads': deliveryPayloads,
   '015-sqlite-time-index': sqliteTimeIndex,
+  '016-lz4-event-payloads': lz4EventPayloads,
 };
 
 export const migrationProvider: MigrationProvider = {
