@@ -520,13 +520,14 @@ const tokenReadOnPostgres = prepareQuery<TokenReadRow>((db, p, key) => {
  * `p:` key), and the crowding of each key kind, each key's visitors counted up to
  * KEY_COUNT_LIMIT (NETWORK_COUNT_LIMIT) apart, as findCandidates reads them on SQLite: only the
  * visitors used are read as rows, the counts come from the index alone where the visibility map
- * allows. Reading every counted visitor as a row and ranking them in SQL (until 2026-12-02) took
- * 1.6 of the statement's 2.2 ms on the benchmark's database (sorting about 350 rows for 8 keys).
- * The keys come as one JSON array, so the text is the same for every visit and compiles once.
+ * allows. Reading every counted visitor's key row and ranking them in SQL instead (until
+ * 2026-12-02: about 350 rows sorted for a visit's 8 keys on the benchmark's seeded database)
+ * took 1.6 ms of PostgreSQL's execution against 1.2 ms (docs/scaling-postgresql.md). The keys
+ * come as one JSON array, so the text is the same for every visit and compiles once.
  */
 const keysReadOnPostgres = prepareQuery<KeysReadRow>((_db, p, key) => {
   const columns = sql.join(VISITOR_COLUMNS.map((c) => sql.ref(c)));
-  const network = (key: string) => sql`${sql.ref(key)} like 'p:%'`;
+  const network = (column: string) => sql`${sql.ref(column)} like 'p:%'`;
   return sql<KeysReadRow>`with visit_keys as materialized (
       select key from json_array_elements_text(cast(${p('keys')} as json)) as k(key)),
     newest as materialized (
