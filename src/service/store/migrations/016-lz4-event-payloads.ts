@@ -13,14 +13,16 @@ import type { Kysely } from 'kysely';
 import { isPostgres } from './engine.js';
 import { listEventPartitions, setPayloadCompression, supportsLz4 } from '../event-partitions.js';
 
+/** `events` and each of its partitions. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kysely migrations take Kysely<any>: they must not depend on the current schema type
+const eventTables = async (db: Kysely<any>) => ['events', ...(await listEventPartitions(db)).map((p) => p.name)];
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kysely migrations take Kysely<any>: they must not depend on the current schema type
 export async function up(db: Kysely<any>): Promise<void> {
-  if (!isPostgres(db) || !(await supportsLz4(db))) return;
-  await setPayloadCompression(db, ['events', ...(await listEventPartitions(db)).map((p) => p.name)], 'lz4');
+  if (isPostgres(db) && (await supportsLz4(db))) await setPayloadCompression(db, await eventTables(db), 'lz4');
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kysely migrations take Kysely<any>: they must not depend on the current schema type
 export async function down(db: Kysely<any>): Promise<void> {
-  if (!isPostgres(db) || !(await supportsLz4(db))) return;
-  await setPayloadCompression(db, ['events', ...(await listEventPartitions(db)).map((p) => p.name)], 'default');
+  if (isPostgres(db) && (await supportsLz4(db))) await setPayloadCompression(db, await eventTables(db), 'default');
 }
