@@ -167,6 +167,8 @@ async function main(): Promise<void> {
       // As autovacuum would have left it after the bulk load (statistics, visibility map; this
       // machine kind's PostgreSQL has autovacuum off), as in service-throughput.ts.
       await sql`VACUUM (ANALYZE)`.execute(kyselyOf(setup.ctx.store));
+      // The steady state, not the write-back of the bulk load and its vacuum.
+      await sql`CHECKPOINT`.execute(kyselyOf(setup.ctx.store));
       const base = await setup.listen();
       const visits = browserRequests('service-throughput', BROWSERS, setup.bootstrap.publicKey);
       payloads = await sendFirstVisits(`${base}/?ci=js/${AGENT_VERSION}`, visits);
