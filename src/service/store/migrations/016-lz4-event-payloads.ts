@@ -1,7 +1,7 @@
 /**
  * PostgreSQL only: new event payloads are compressed with LZ4 rather than PostgreSQL's default,
- * pglz, where the server supports it (PostgreSQL 14 or later built with lz4, as the major
- * distributions' packages are; otherwise nothing changes). An event's JSON (about 3.4 KB) is
+ * pglz, where the server supports it (PostgreSQL 14 or later built with lz4, as Debian's is;
+ * otherwise nothing changes). An event's JSON (about 3.4 KB) is
  * always compressed on its way out of line (TOAST), and pglz is slow at it: with the payloads of
  * the service benchmark's events (2026-12-02, `psql`, 20,000-80,000 rows a statement), storing
  * one took 85-95 µs of PostgreSQL's time with pglz and 35-44 µs with LZ4 (as long as storing it
