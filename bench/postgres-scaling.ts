@@ -20,7 +20,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { VERSION as AGENT_VERSION } from '../src/agent/version.js';
 import { createService } from '../src/service/index.js';
 import { findApiKeyByToken, setApiKeyRateLimit } from '../src/service/store/api-keys.js';
@@ -30,7 +30,7 @@ import { endProcess, readyUrl } from '../test/webhooks/child-service.js';
 import { writeBenchOutput } from './bench-output.js';
 import { AUTOCANNON_REQUESTS_SOURCE, browserRequests, sendFirstVisits, TOKEN_KEEPING_SOURCE, type BrowserRequest } from './browser-requests.js';
 import { backendCpuUsed, postgresBackendCpu, processCpuMs } from './process-cpu.js';
-import { SEED_NOW, seedEvents, seedVisitors } from './seed-events.js';
+import { SEED_NOW, seedEvents, seedVisitors, settleAfterSeeding } from './seed-events.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000);
 const VISITORS = Number(process.env.BENCH_VISITORS ?? 5_000);
@@ -164,11 +164,7 @@ async function main(): Promise<void> {
       console.log(`seeding ${EVENTS.toLocaleString('en')} events`);
       const stored = await seedEvents(setup, { events: EVENTS, visitors: VISITORS });
       await seedVisitors(setup, stored.visitors);
-      // As autovacuum would have left it after the bulk load (statistics, visibility map; this
-      // machine kind's PostgreSQL has autovacuum off), as in service-throughput.ts.
-      await sql`VACUUM (ANALYZE)`.execute(kyselyOf(setup.ctx.store));
-      // The steady state, not the write-back of the bulk load and its vacuum.
-      await sql`CHECKPOINT`.execute(kyselyOf(setup.ctx.store));
+      await settleAfterSeeding(setup);
       const base = await setup.listen();
       const visits = browserRequests('service-throughput', BROWSERS, setup.bootstrap.publicKey);
       payloads = await sendFirstVisits(`${base}/?ci=js/${AGENT_VERSION}`, visits);

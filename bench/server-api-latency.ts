@@ -18,14 +18,13 @@
  */
 import { Worker } from 'node:worker_threads';
 import Fastify from 'fastify';
-import { sql } from 'kysely';
 import { createService } from '../src/service/index.js';
 import { setApiKeyRateLimit } from '../src/service/store/api-keys.js';
 import { kyselyOf } from '../src/service/store/index.js';
 import { createTestDatabase, type Engine } from '../test/helpers/test-service.js';
 import { identifyRequest, postIdentify } from '../test/helpers/identify-request.js';
 import { writeBenchOutput } from './bench-output.js';
-import { DAY, SEED_NOW as NOW, seedEvents } from './seed-events.js';
+import { DAY, SEED_NOW as NOW, seedEvents, settleAfterSeeding } from './seed-events.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const VISITORS = Number(process.env.BENCH_VISITORS ?? 100_000);
@@ -109,13 +108,10 @@ async function runEngine(engine: Engine): Promise<Record<string, Latency>> {
   try {
     const { visitors, eventIds } = await seedEvents(service, { events: EVENTS, visitors: VISITORS });
     const db = kyselyOf(service.ctx.store);
-    // Planner statistics as a running installation has them: PostgreSQL's autovacuum (here run
-    // at once, also setting hint bits), SQLite's from the service's own background job.
-    if (engine === 'postgres') await sql`VACUUM ANALYZE events`.execute(db);
-    else await service.jobs.runOnce();
-    // Measure the steady state, not the write-back of the bulk load.
-    if (engine === 'postgres') await sql`CHECKPOINT`.execute(db);
-    else await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(db);
+    // Planner statistics as a running installation has them: SQLite's from the service's own
+    // background job, PostgreSQL's from autovacuum (settleAfterSeeding, with the checkpoint).
+    if (engine === 'sqlite') await service.jobs.runOnce();
+    await settleAfterSeeding(service);
 
     const secretKey = service.bootstrap.secretKey!; // a fresh database: this start created it
     await setApiKeyRateLimit(service.ctx.store, service.bootstrap.secretKeyId, 1_000_000);

@@ -57,7 +57,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { join } from 'node:path';
 import Fastify from 'fastify';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { VERSION as AGENT_VERSION } from '../src/agent/version.js';
 import { createService } from '../src/service/index.js';
 import { kyselyOf } from '../src/service/store/index.js';
@@ -77,7 +77,7 @@ import { quantile } from './quantile.js';
 import { profiled } from './profiles.js';
 import { backendCpuUsed, postgresBackendCpu } from './process-cpu.js';
 import { AUTOCANNON_REQUESTS_SOURCE, browserRequests, sendFirstVisits, TOKEN_KEEPING_SOURCE, writeRequestsFile, type BrowserRequest } from './browser-requests.js';
-import { SEED_NOW, seedEvents, seedVisitors } from './seed-events.js';
+import { SEED_NOW, seedEvents, seedVisitors, settleAfterSeeding } from './seed-events.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const VISITORS = Number(process.env.BENCH_VISITORS ?? 100_000);
@@ -371,9 +371,7 @@ async function runEngine(engine: Engine, buildPayloads: (publicKey: string) => R
     const seededEvents = await seedEvents(service, { events: EVENTS, visitors: VISITORS });
     await seedVisitors(service, seededEvents.visitors);
     // A database that grew to this size would have fresh planner statistics by now (the
-    // service's job on SQLite, autovacuum on PostgreSQL, which also sets the visibility map that
-    // lets PostgreSQL count index entries without reading their rows); the seeding outran both.
-    // Run here at once: this machine kind's PostgreSQL has autovacuum off (its CI settings).
+    // service's job on SQLite, autovacuum on PostgreSQL: settleAfterSeeding); the seeding outran both.
     if (engine === 'sqlite') {
       // Timed: the service's statistics job runs this on the one connection ingestion uses.
       const started = performance.now();
@@ -382,15 +380,10 @@ async function runEngine(engine: Engine, buildPayloads: (publicKey: string) => R
       await refreshPlannerStatistics(service.ctx.store);
       const again = performance.now() - started - first;
       console.log(`  planner statistics job: ${first.toFixed(0)} ms after seeding, ${again.toFixed(0)} ms when run again`);
-    } else {
-      if (longRetention) console.log(`  ${await addPastWeekPartitions(kyselyOf(service.ctx.store), PG_PAST_WEEKS)} partitions of events`);
-      await sql`VACUUM (ANALYZE)`.execute(kyselyOf(service.ctx.store));
+    } else if (longRetention) {
+      console.log(`  ${await addPastWeekPartitions(kyselyOf(service.ctx.store), PG_PAST_WEEKS)} partitions of events`);
     }
-    // Measure the steady state, not the write-back of the bulk load and its vacuum (as
-    // server-api-latency.ts): without this PostgreSQL's checkpoints of them ran through the
-    // first loads (2026-12-02 02:24-02:25, 5,359 buffers written over 84 s).
-    if (engine === 'postgres') await sql`CHECKPOINT`.execute(kyselyOf(service.ctx.store));
-    else await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(kyselyOf(service.ctx.store));
+    await settleAfterSeeding(service);
     const base = await service.listen();
     const endpoint = `${base}/?ci=js/${AGENT_VERSION}`;
 
