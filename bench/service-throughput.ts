@@ -425,6 +425,26 @@ function residentMemory(pid: number): Resident {
 
 const resident = (r: Resident) => `${r.total.toFixed(0)} MiB (${r.own.toFixed(0)} MiB its own, ${r.file.toFixed(0)} MiB file pages)`;
 
+/** How often peakOwnMemory samples: V8 lets a busy heap grow for seconds between compactions. */
+const MEMORY_SAMPLE_MS = 100;
+
+/**
+ * The largest own memory (RssAnon) each process held while sampling, MiB. One reading after a
+ * load says little: it falls anywhere between two of V8's compactions, which free tens of MiB
+ * of garbage at once (the same command read 130-250 MiB after equal loads), and the kernel
+ * keeps no high-water mark of the own part alone (VmHWM counts the file pages too).
+ */
+function peakOwnMemory(pids: number[]): () => number[] {
+  const peaks = pids.map(() => 0);
+  const sample = () => pids.forEach((pid, i) => (peaks[i] = Math.max(peaks[i]!, residentMemory(pid).own || 0)));
+  const timer = setInterval(sample, MEMORY_SAMPLE_MS);
+  return () => {
+    clearInterval(timer);
+    sample();
+    return peaks;
+  };
+}
+
 /** CPU time (user + system) of processes so far, ms, from /proc (Linux; clock ticks of 10 ms). */
 function processCpuMs(pids: number[]): number {
   let ticks = 0;
@@ -450,6 +470,8 @@ interface WorkersRun {
   /** The WAL checkpoint worker during that load (its metrics): share of the wall time per step, restarts. */
   halfCheckpoints?: ReturnType<typeof checkpointActivity>;
   memory: Resident[];
+  /** Each process's largest own memory during both loads (peakOwnMemory), MiB, the primary first. */
+  peakOwn: number[];
 }
 
 /**
@@ -547,6 +569,7 @@ async function runWorkers(buildPayloads: (publicKey: string) => ReturnType<typeo
         const publicKey = report.urls.cdn_esm.split('/').pop()!;
         const endpoint = `${report.url}/?ci=js/${AGENT_VERSION}`;
         const returning = await sendFirstVisits(endpoint, buildPayloads(publicKey));
+        const peaks = peakOwnMemory(pids);
         const primaryBefore = processCpuMs([child.pid!]);
         const result = await load(endpoint, returning, undefined, () => processCpuMs(pids));
         const primary = (processCpuMs([child.pid!]) - primaryBefore) / Math.max(1, result.requests);
@@ -565,10 +588,12 @@ async function runWorkers(buildPayloads: (publicKey: string) => ReturnType<typeo
         // The last access lines may still be in the pipe.
         await new Promise((resolve) => setTimeout(resolve, 200));
         const halfInService = serviceTimes.stop();
+        const peakOwn = peaks();
         console.log(`  --workers ${workers} at half that rate (${rate(result.rps / 2)}/s): p50 ${ms(half.p50)}, p99 ${ms(half.p99)}, p99.9 ${ms(half.p99_9)}, ${pct(half.over10ms)} over 10 ms; ` +
           `as the service timed them (${halfInService.requests.toLocaleString('en')} access log lines): p50 ${ms(halfInService.p50)}, p99 ${ms(halfInService.p99)}, p99.9 ${ms(halfInService.p99_9)}, ${pct(halfInService.over10ms)} over 10 ms` +
           (halfCheckpoints ? `; ${checkpointLine(halfCheckpoints)}` : ''));
-        results.push({ workers, result, half, halfInService, halfCheckpoints, memory });
+        console.log(`  own memory at its peak during both loads (sampled every ${MEMORY_SAMPLE_MS} ms): ${peakOwn.map(mib).join('; ')} (the primary first)`);
+        results.push({ workers, result, half, halfInService, halfCheckpoints, memory, peakOwn });
       } finally {
         child.kill('SIGTERM');
         await exited;
@@ -582,6 +607,7 @@ async function runWorkers(buildPayloads: (publicKey: string) => ReturnType<typeo
 }
 
 const ms = (n: number) => `${n.toFixed(1)} ms`;
+const mib = (n: number) => `${n.toFixed(0)} MiB`;
 /** The checkpoint worker's share of a load's wall time, from its metrics. */
 const checkpointLine = (c: ReturnType<typeof checkpointActivity>) =>
   `the WAL checkpoint worker busy ${pct(c.passive + c.sync + c.restart)} of the time (passive passes ${pct(c.passive)}, syncs ${pct(c.sync)}, ${c.restarts} restarts with the write lock held ${pct(c.restart)})`;
@@ -644,8 +670,8 @@ async function main(): Promise<void> {
   const workerRows: string[] = [];
   if (ENGINES.includes('sqlite') && WORKER_COUNTS.length > 0) {
     const runs = await runWorkers(buildVisits);
-    for (const { workers, result, half, halfInService: own, halfCheckpoints, memory } of runs) {
-      workerRows.push(`\`--workers ${workers}\` resident memory after its load: ${memory.map(resident).join('; ')} (the primary first, then each worker)`);
+    for (const { workers, result, half, halfInService: own, halfCheckpoints, memory, peakOwn } of runs) {
+      workerRows.push(`\`--workers ${workers}\` resident memory after its load: ${memory.map(resident).join('; ')}, own memory at its peak during the loads ${peakOwn.map(mib).join('; ')} (the primary first, then each worker)`);
       if (halfCheckpoints) workerRows.push(`\`--workers ${workers}\` at half rate: ${checkpointLine(halfCheckpoints)}`);
       steadyRows.push(steadyRow(`Tessera, sqlite, \`tessera start --workers ${workers}\``, `50% (${rate(half.rps)}/s)`, half, false));
       steadyRows.push(`| the same, as the service timed it (access log) | 50% | | ${ms(own.p50)} | ${ms(own.p99)} | ${ms(own.p99_9)} | ${pct(own.over10ms)} | | | | |`);
@@ -674,7 +700,7 @@ async function main(): Promise<void> {
           `\`--workers 1\` kept ${oneWorkerCores.toFixed(2)} cores busy, so with ${workers} cores for its processes alone \`--workers ${workers}\` would serve at most ${ceiling.toFixed(2)}x its rate`);
       }
     }
-    figures.workers = { runs: runs.map(({ workers, result, half, halfInService, halfCheckpoints, memory }) => ({ workers, ...result, half, halfInService, halfCheckpoints, memory })), speedups };
+    figures.workers = { runs: runs.map(({ workers, result, half, halfInService, halfCheckpoints, memory, peakOwn }) => ({ workers, ...result, half, halfInService, halfCheckpoints, memory, peakOwn })), speedups };
   }
   if (echoSaturation) {
     const echo = echoSaturation;

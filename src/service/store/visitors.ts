@@ -80,9 +80,13 @@ type StoredProfile = object & { k?: string[]; kt?: number };
 
 /**
  * Profiles parsed recently, by visitor (parsed-json-cache.ts): about 2 KB of JSON each, the
- * same popular candidates read by visit after visit. 4,000 profiles hold about 30 MB.
+ * same popular candidates read by visit after visit. 1,000 profiles hold about 7.5 MB. It was
+ * 4,000 (about 30 MB): V8 lets a busy heap grow to several times its live size between
+ * compactions, so that cost each worker of `tessera start` about 60 MiB at its peak under load
+ * (250-270 MiB against 190-200 MiB with 1,000, 1M events; and no fewer identifications per
+ * second: docs/performance.md, Memory).
  */
-const parseProfile = createParsedJsonCache(4000);
+const parseProfile = createParsedJsonCache(1000);
 
 function toRecord(row: VisitorRow): VisitorRecord {
   // Parsed once: the profile and the keys of the last visit come from the same JSON.
