@@ -30,6 +30,7 @@ import { endProcess, readyUrl } from '../test/webhooks/child-service.js';
 import { writeBenchOutput } from './bench-output.js';
 import { AUTOCANNON_REQUESTS_SOURCE, browserRequests, sendFirstVisits, TOKEN_KEEPING_SOURCE, type BrowserRequest } from './browser-requests.js';
 import { backendCpuUsed, postgresBackendCpu, processCpuMs } from './process-cpu.js';
+import { MEMORY_SAMPLE_MS, mib, peakOwnMemory } from './process-memory.js';
 import { SEED_NOW, seedEvents, seedVisitors, settleAfterSeeding } from './seed-events.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000);
@@ -55,6 +56,8 @@ interface Run {
   databaseCpuMsPerRequest: number;
   loadCpuMsPerRequest: number;
   loadAverage: number;
+  /** Each service process's largest own memory during the load (process-memory.ts), MiB. */
+  peakOwn: number[];
 }
 
 async function startServiceProcess(databaseUrl: string, offset: number): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
@@ -121,10 +124,12 @@ async function measure(processes: number, databaseUrl: string, offset: number, p
     const databaseBefore = (await postgresBackendCpu(db)) ?? new Map<number, number>();
     const loadAverage = loadavg()[0]!;
     const run = loadGenerator(payloadFile, services.map((s) => `${s.url}/?ci=js/${AGENT_VERSION}`));
+    const peaks = peakOwnMemory(services.map((s) => s.child.pid!));
     // The load generator's own CPU, read just before it exits (its process is gone afterwards).
     let loadCpu = 0;
     const sampler = setInterval(() => (loadCpu = processCpuMs(run.child.pid!) ?? loadCpu), 200);
     const result = await run.result.finally(() => clearInterval(sampler));
+    const peakOwn = peaks();
     const serviceCpu = services.reduce((sum, s, i) => sum + (processCpuMs(s.child.pid!) ?? 0) - serviceBefore[i]!, 0);
     const databaseCpu = backendCpuUsed(databaseBefore, (await postgresBackendCpu(db)) ?? new Map<number, number>());
     const n = Math.max(1, result.requests);
@@ -139,6 +144,7 @@ async function measure(processes: number, databaseUrl: string, offset: number, p
       databaseCpuMsPerRequest: databaseCpu / n,
       loadCpuMsPerRequest: loadCpu / n,
       loadAverage,
+      peakOwn,
     };
   } finally {
     await Promise.all(services.map((s) => s.stop()));
@@ -183,7 +189,7 @@ async function main(): Promise<void> {
         console.log(
           `round ${round}, ${processes} process(es): ${Math.round(run.rps)} identifications/s, p50 ${run.p50} ms, p99 ${run.p99} ms; CPU per request: ` +
             `service ${run.serviceCpuMsPerRequest.toFixed(2)} ms, PostgreSQL ${run.databaseCpuMsPerRequest.toFixed(2)} ms, load generator ${run.loadCpuMsPerRequest.toFixed(2)} ms; ` +
-            `load average ${run.loadAverage.toFixed(1)}; ${run.errors} errors`,
+            `own memory at its peak ${run.peakOwn.map(mib).join(', ')}; load average ${run.loadAverage.toFixed(1)}; ${run.errors} errors`,
         );
       }
     }
@@ -194,18 +200,19 @@ async function main(): Promise<void> {
   }
 
   const row = (r: Run, round: number) =>
-    `| ${round} | ${r.processes} | ${Math.round(r.rps)} | ${r.p50} ms | ${r.p99} ms | ${r.serviceCpuMsPerRequest.toFixed(2)} ms | ${r.databaseCpuMsPerRequest.toFixed(2)} ms | ${r.loadCpuMsPerRequest.toFixed(2)} ms | ${r.loadAverage.toFixed(1)} | ${r.errors} |`;
+    `| ${round} | ${r.processes} | ${Math.round(r.rps)} | ${r.p50} ms | ${r.p99} ms | ${r.serviceCpuMsPerRequest.toFixed(2)} ms | ${r.databaseCpuMsPerRequest.toFixed(2)} ms | ${r.loadCpuMsPerRequest.toFixed(2)} ms | ${r.peakOwn.map(mib).join(', ')} | ${r.loadAverage.toFixed(1)} | ${r.errors} |`;
   const mean = (processes: number) => {
     const mine = runs.filter((r) => r.processes === processes);
     return mine.reduce((sum, r) => sum + r.rps, 0) / Math.max(1, mine.length);
   };
   const markdown = [
     `${EVENTS.toLocaleString('en')} stored events, ${BROWSERS.toLocaleString('en')} simulated browsers (returning visits with tokens), ${CONNECTIONS} connections split evenly between the processes, ` +
-      `${DURATION_S} s per run, ${ROUNDS} rounds alternating the set-ups. Service processes, PostgreSQL and the load generator share ` +
+      `${DURATION_S} s per run, ${ROUNDS} rounds alternating the set-ups. A process's own memory is its RssAnon (heap, stacks, native allocations), ` +
+      `sampled every ${MEMORY_SAMPLE_MS} ms through the load; each process runs the compiled service under tsx's loader. Service processes, PostgreSQL and the load generator share ` +
       `${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}).`,
     '',
-    '| Round | Processes | Identifications/s | p50 | p99 | Service CPU / request | PostgreSQL CPU / request | Load generator CPU / request | Load average (1 min) at start | Errors |',
-    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| Round | Processes | Identifications/s | p50 | p99 | Service CPU / request | PostgreSQL CPU / request | Load generator CPU / request | Own memory at its peak, each process | Load average (1 min) at start | Errors |',
+    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...runs.map((r, i) => row(r, Math.floor(i / PROCESSES.length) + 1)),
     '',
     PROCESSES.map((p) => `${p} process(es): ${Math.round(mean(p))} identifications/s on average`).join('; ') +

@@ -76,6 +76,7 @@ import { checkpointActivity, scrapeCheckpoints } from './checkpoint-metrics.js';
 import { quantile } from './quantile.js';
 import { profiled } from './profiles.js';
 import { backendCpuUsed, postgresBackendCpu } from './process-cpu.js';
+import { MEMORY_SAMPLE_MS, mib, peakOwnMemory, resident, residentMemory, type Resident } from './process-memory.js';
 import { AUTOCANNON_REQUESTS_SOURCE, browserRequests, sendFirstVisits, TOKEN_KEEPING_SOURCE, writeRequestsFile, type BrowserRequest } from './browser-requests.js';
 import { SEED_NOW, seedEvents, seedVisitors, settleAfterSeeding } from './seed-events.js';
 
@@ -406,45 +407,6 @@ async function runEngine(engine: Engine, buildPayloads: (publicKey: string) => R
   }
 }
 
-/**
- * Resident memory of a process, MiB, from /proc (Linux): all of it, and the part that is file
- * pages (mostly SQLite's memory-mapped database: page cache the kernel can reclaim, shared by
- * processes mapping the same file) apart from the process's own memory (heap, stacks).
- */
-interface Resident {
-  total: number;
-  own: number;
-  file: number;
-}
-
-function residentMemory(pid: number): Resident {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const mb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) / 1024;
-  return { total: mb('VmRSS'), own: mb('RssAnon'), file: mb('RssFile') + mb('RssShmem') };
-}
-
-const resident = (r: Resident) => `${r.total.toFixed(0)} MiB (${r.own.toFixed(0)} MiB its own, ${r.file.toFixed(0)} MiB file pages)`;
-
-/** How often peakOwnMemory samples: V8 lets a busy heap grow for seconds between compactions. */
-const MEMORY_SAMPLE_MS = 100;
-
-/**
- * The largest own memory (RssAnon) each process held while sampling, MiB. One reading after a
- * load says little: it falls anywhere between two of V8's compactions, which free tens of MiB
- * of garbage at once (the same command read 130-250 MiB after equal loads), and the kernel
- * keeps no high-water mark of the own part alone (VmHWM counts the file pages too).
- */
-function peakOwnMemory(pids: number[]): () => number[] {
-  const peaks = pids.map(() => 0);
-  const sample = () => pids.forEach((pid, i) => (peaks[i] = Math.max(peaks[i]!, residentMemory(pid).own || 0)));
-  const timer = setInterval(sample, MEMORY_SAMPLE_MS);
-  return () => {
-    clearInterval(timer);
-    sample();
-    return peaks;
-  };
-}
-
 /** CPU time (user + system) of processes so far, ms, from /proc (Linux; clock ticks of 10 ms). */
 function processCpuMs(pids: number[]): number {
   let ticks = 0;
@@ -607,7 +569,6 @@ async function runWorkers(buildPayloads: (publicKey: string) => ReturnType<typeo
 }
 
 const ms = (n: number) => `${n.toFixed(1)} ms`;
-const mib = (n: number) => `${n.toFixed(0)} MiB`;
 /** The checkpoint worker's share of a load's wall time, from its metrics. */
 const checkpointLine = (c: ReturnType<typeof checkpointActivity>) =>
   `the WAL checkpoint worker busy ${pct(c.passive + c.sync + c.restart)} of the time (passive passes ${pct(c.passive)}, syncs ${pct(c.sync)}, ${c.restarts} restarts with the write lock held ${pct(c.restart)})`;
