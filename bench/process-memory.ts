@@ -34,7 +34,14 @@ export const MEMORY_SAMPLE_MS = 100;
  */
 export function peakOwnMemory(pids: number[]): () => number[] {
   const peaks = pids.map(() => 0);
-  const sample = () => pids.forEach((pid, i) => (peaks[i] = Math.max(peaks[i]!, residentMemory(pid).own || 0)));
+  const sample = () =>
+    pids.forEach((pid, i) => {
+      try {
+        peaks[i] = Math.max(peaks[i]!, residentMemory(pid).own || 0);
+      } catch {
+        // A process that has gone (a crashed worker) keeps the peak it had.
+      }
+    });
   const timer = setInterval(sample, MEMORY_SAMPLE_MS);
   return () => {
     clearInterval(timer);
