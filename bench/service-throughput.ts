@@ -75,7 +75,7 @@ import { writeBenchOutput } from './bench-output.js';
 import { checkpointActivity, scrapeCheckpoints } from './checkpoint-metrics.js';
 import { quantile } from './quantile.js';
 import { profiled } from './profiles.js';
-import { backendCpuUsed, postgresBackendCpu } from './process-cpu.js';
+import { backendCpuUsed, postgresBackendCpu, processCpuMs } from './process-cpu.js';
 import { MEMORY_SAMPLE_MS, mib, peakOwnMemory, resident, residentMemory, type Resident } from './process-memory.js';
 import { AUTOCANNON_REQUESTS_SOURCE, browserRequests, sendFirstVisits, TOKEN_KEEPING_SOURCE, writeRequestsFile, type BrowserRequest } from './browser-requests.js';
 import { SEED_NOW, seedEvents, seedVisitors, settleAfterSeeding } from './seed-events.js';
@@ -407,15 +407,16 @@ async function runEngine(engine: Engine, buildPayloads: (publicKey: string) => R
   }
 }
 
-/** CPU time (user + system) of processes so far, ms, from /proc (Linux; clock ticks of 10 ms). */
-function processCpuMs(pids: number[]): number {
-  let ticks = 0;
-  for (const pid of pids) {
-    // Fields after the command name: state is field 3, utime 14 and stime 15.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    ticks += Number(fields[11]) + Number(fields[12]);
-  }
-  return ticks * 10;
+/**
+ * CPU time (user + system) of processes so far, ms (process-cpu.ts). Throws when one has gone:
+ * its time would drop out of the total and falsify the difference.
+ */
+function processesCpuMs(pids: number[]): number {
+  return pids.reduce((sum, pid) => {
+    const ms = processCpuMs(pid);
+    if (ms === undefined) throw new Error(`process ${pid} has gone`);
+    return sum + ms;
+  }, 0);
 }
 
 /**
@@ -532,9 +533,9 @@ async function runWorkers(buildPayloads: (publicKey: string) => ReturnType<typeo
         const endpoint = `${report.url}/?ci=js/${AGENT_VERSION}`;
         const returning = await sendFirstVisits(endpoint, buildPayloads(publicKey));
         const peaks = peakOwnMemory(pids);
-        const primaryBefore = processCpuMs([child.pid!]);
-        const result = await load(endpoint, returning, undefined, () => processCpuMs(pids));
-        const primary = (processCpuMs([child.pid!]) - primaryBefore) / Math.max(1, result.requests);
+        const primaryBefore = processesCpuMs([child.pid!]);
+        const result = await load(endpoint, returning, undefined, () => processesCpuMs(pids));
+        const primary = (processesCpuMs([child.pid!]) - primaryBefore) / Math.max(1, result.requests);
         const memory = pids.map(residentMemory);
         console.log(`  --workers ${workers} (${children.length} worker processes): ${rate(result.rps)} identifications/s, p50 ${ms(result.p50)}, p99 ${ms(result.p99)}, ` +
           `${cpu(result.cpuMsPerRequest)} CPU per request (all processes${children.length > 0 ? `; the primary ${cpu(primary)}` : ''}), ${result.non2xx} non-2xx, ${result.errors} errors`);
@@ -543,7 +544,7 @@ async function runWorkers(buildPayloads: (publicKey: string) => ReturnType<typeo
         const checkpointsBefore = await scrapeCheckpoints(report.url, 2 * workers + 1);
         const halfStarted = performance.now();
         serviceTimes.start();
-        const half = await load(endpoint, returning, Math.round(result.rps / 2), () => processCpuMs(pids));
+        const half = await load(endpoint, returning, Math.round(result.rps / 2), () => processesCpuMs(pids));
         const halfSeconds = (performance.now() - halfStarted) / 1000;
         const checkpointsAfter = await scrapeCheckpoints(report.url, 2 * workers + 1);
         const halfCheckpoints = checkpointsBefore && checkpointsAfter ? checkpointActivity(checkpointsBefore, checkpointsAfter, halfSeconds) : undefined;

@@ -5,30 +5,34 @@ import { MEMORY_SAMPLE_MS, peakOwnMemory, residentMemory } from '../../bench/pro
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-it('keeps the peak of a process whose own memory grew and shrank, and of one that has gone', async () => {
-  // A child that holds 64 MiB of its own for a moment, lets it go, then waits to be ended.
-  const child = spawn(process.execPath, ['--expose-gc', '-e', `
-    let held = Buffer.alloc(64 * 1024 * 1024, 1);
-    setTimeout(() => { held = undefined; gc(); process.stdout.write('freed\\n'); }, ${10 * MEMORY_SAMPLE_MS});
+/** A child process that fills `mib` MiB of its own, then `then` after `holdMs` (JavaScript run in it). */
+const holding = (mib: number, holdMs: number, then: string, args: string[] = []) =>
+  spawn(process.execPath, [...args, '-e', `
+    let held = Buffer.alloc(${mib} * 1024 * 1024, 1);
+    setTimeout(() => { ${then} }, ${holdMs});
     setInterval(() => {}, 1000);
   `], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const freed = once(child.stdout, 'data');
-  const gone = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 50)']);
-  const goneExited = once(gone, 'exit');
-  await once(child, 'spawn');
-  const stop = peakOwnMemory([child.pid!, gone.pid!]);
+
+it('keeps the peak of a process whose own memory grew and shrank, and of one that has gone', async () => {
+  // One lets its 64 MiB go and stays; the other exits with its 32 MiB.
+  const shrinking = holding(64, 10 * MEMORY_SAMPLE_MS, "held = undefined; gc(); process.stdout.write('freed\\n');", ['--expose-gc']);
+  const exiting = holding(32, 5 * MEMORY_SAMPLE_MS, 'process.exit(0);');
+  const freed = once(shrinking.stdout, 'data');
+  const exited = once(exiting, 'exit');
+  await Promise.all([once(shrinking, 'spawn'), once(exiting, 'spawn')]);
+  const stop = peakOwnMemory([shrinking.pid!, exiting.pid!]);
   try {
-    await freed;
-    await sleep(2 * MEMORY_SAMPLE_MS);
-    await goneExited;
-    const [peak, ofGone] = stop();
-    // The 64 MiB buffer was resident (filled) while it was held: the peak counts it.
+    await Promise.all([freed, exited]);
+    // Samples after the exit: the sampler must not throw for a process that has gone.
+    await sleep(3 * MEMORY_SAMPLE_MS);
+    const [peak, peakOfExited] = stop();
+    // The buffers were resident (filled) while held: each peak counts its buffer.
     expect(peak).toBeGreaterThan(64);
-    // The process that exited left what it had been sampled at, and no error.
-    expect(ofGone).toBeGreaterThanOrEqual(0);
-    // It had let the buffer go: a reading now would have missed it.
-    expect(residentMemory(child.pid!).own).toBeLessThan(peak! - 32);
+    expect(peakOfExited).toBeGreaterThan(32);
+    // The first had let its buffer go: a reading now would have missed it.
+    expect(residentMemory(shrinking.pid!).own).toBeLessThan(peak! - 32);
   } finally {
-    child.kill();
+    shrinking.kill();
+    exiting.kill();
   }
 });
