@@ -19,13 +19,15 @@
  * DIAG_TRACE=<cohort> (DIAG_TRACE_N browsers, 3 by default) prints every visit of the first
  * browsers of that cohort: its storage jar, condition, network, which of the browser's IDs
  * answered (`id#0` its original), and for a visit without a token the network and key counts,
- * the candidates read and the answer's comment.
+ * the candidates read and the answer's comment. DIAG_SHORT=1 counts, for each distinguishable
+ * visit that got a new ID while its original was weighed, how many bits more for the original
+ * would have answered with it.
  */
 import { parseArgs } from 'node:util';
 import { identificationProbe, type IdentificationFacts, type IdentificationPlan } from '../../src/service/identification/decide-identification.js';
 import { incompatibility } from '../../src/service/identification/compatibility.js';
 import { extractFeatures, networkKeys } from '../../src/service/identification/features.js';
-import { lastStorageUse, MATCH, missedVisits, scoreCandidate, signatureCrowding, successor, type Candidate } from '../../src/service/identification/matcher.js';
+import { decideWithoutToken, lastStorageUse, MATCH, missedVisits, scoreCandidate, signatureCrowding, successor, type Candidate } from '../../src/service/identification/matcher.js';
 import { explainRelink, silenceBits } from '../../src/service/identification/relink.js';
 import { hopsThrough, inWiderNetwork, networkPrefix, widerNetwork } from '../../src/service/identification/network.js';
 import { CANDIDATES_PER_KEY } from '../../src/service/store/visitors.js';
@@ -217,6 +219,7 @@ function classify(i: number, probe: Probe) {
   const strangerRivals = others.length - ownRivals;
   const net = s.sameNetwork ? ((facts.crowding.p ?? 0) >= MATCH.sharedNetworkVisitors ? 'same shared net' : 'same net') : s.sameWideNetwork ? 'same wide net' : 'other net';
   if (process.env.DIAG_DETAIL && distinguishable && (process.env.DIAG_DETAIL === r.condition || s.sameNetwork)) detail(r, probe, s, c.visitorId);
+  if (process.env.DIAG_SHORT && distinguishable) add(`${condition}: bits short of linking the original (DIAG_SHORT)`, `${bitsShort(facts, c.visitorId)} [${netKind}]`);
   const rivals = [ownRivals > 0 ? 'own younger ID' : '', strangerRivals > 0 ? 'strangers' : ''].filter(Boolean).join('+') || 'none';
   add(condition, `new: outweighed (rivals ${rivals}; ${net}) [${netKind}]`);
 }
@@ -329,6 +332,22 @@ for (const [condition, m] of counts) {
   const total = [...m.values()].reduce((a, b) => a + b, 0);
   console.log(`\n## ${condition} (${total} visits)`);
   for (const [what, n] of [...m].sort((a, b) => b[1] - a[1])) console.log(`${String(n).padStart(6)}  ${((100 * n) / total).toFixed(1).padStart(5)}%  ${what}`);
+}
+
+/**
+ * DIAG_SHORT=1: how much more evidence for the original (log2, added to its weight as relink.ts
+ * adds an earlier ID's silence) the decision would have needed to answer with it, in buckets,
+ * and what it lost to at none: "a browser never seen" or another candidate.
+ */
+function bitsShort(facts: IdentificationFacts, orig: string): string {
+  const answers = (bits: number) => {
+    const d = decideWithoutToken(facts.visit, facts.candidates, facts.crowding, { extraBits: (x) => (x.visitorId === orig ? bits : 0) });
+    return d.kind === 'link' ? d.visitorId : null;
+  };
+  const atNone = answers(0);
+  const to = atNone === null ? 'new' : 'another candidate';
+  for (const bits of [0.5, 1, 2, 3, 4, 6, 8, 12]) if (answers(bits) === orig) return `<= ${bits} bits (lost to ${to})`;
+  return `> 12 bits (lost to ${to})`;
 }
 
 /** The candidates a tokenless decision weighs (compatible, not vetoed, above the minimum score), scored; `except` left out. */

@@ -294,6 +294,35 @@ describe('identical devices', () => {
     }
   });
 
+  it('in a private window, the device and settings only the candidate showed stand for its complete signature', () => {
+    const home = 'v4:81.7.99';
+    const keeper = candidate('keeper', [iphone()], { network: home, lastTokenAt: 15 * DAY });
+    keeper.profile.jars = [{ i: 'a', first: 0, last: 15 * DAY }];
+    // Safari's private window: canvas and audio randomised, so the complete signature is its own.
+    const privateWindow = visit({ ...iphone(), incognito: { likely: true, method: 'opfs' }, canvas: { ...iphone().canvas!, text: 'noise-1' }, audio: '35.1089' }, home);
+    // Three devices of its hardware class were seen at this home: as likely another of them.
+    const crowding = { f: 20, l: 20, r: 20, n: 3, p: 4 };
+    expect(decideWithoutToken(privateWindow, [keeper], crowding)).toMatchObject({ kind: 'new' });
+    // None but the keeper ever showed its device with these settings (screen, timezone, languages, fonts).
+    const linked = decideWithoutToken(privateWindow, [keeper], { ...crowding, d: 1 });
+    expect(linked).toMatchObject({ kind: 'link', visitorId: 'keeper' });
+    expect(linked.confidence.comment).toMatch(/; its device and settings, which none of the 19 other visitors of its hardware showed$/);
+    // Another visitor showed them too, or the window shows other settings: no such evidence.
+    expect(decideWithoutToken(privateWindow, [keeper], { ...crowding, d: 2 })).toMatchObject({ kind: 'new' });
+    const travelling = visit({ ...travel(iphone()), incognito: { likely: true, method: 'opfs' }, canvas: { ...iphone().canvas!, text: 'noise-2' } }, home);
+    expect(decideWithoutToken(travelling, [keeper], { ...crowding, d: 1 })).toMatchObject({ kind: 'new' });
+    // A normal window's complete signature was not its own (x: 0): the device key alone says nothing there.
+    const normalWindow = visit({ ...iphone(), canvas: { ...iphone().canvas!, text: 'another-release' } }, home);
+    expect(decideWithoutToken(normalWindow, [keeper], { ...crowding, d: 1 })).toMatchObject({ kind: 'new' });
+    const shipped = MATCH.privateDeviceSignature;
+    try {
+      MATCH.privateDeviceSignature = 0;
+      expect(decideWithoutToken(privateWindow, [keeper], { ...crowding, d: 1 })).toMatchObject({ kind: 'new' });
+    } finally {
+      MATCH.privateDeviceSignature = shipped;
+    }
+  });
+
   it('a private window at a home whose address changed is found on the household\'s earlier network, only there', () => {
     const oldHome = 'v4:81.7.99';
     const newHome = 'v4:92.40.12';
