@@ -465,7 +465,8 @@ export function decideWithoutToken(
   const answer = top;
   const path = lookalikes.length > 1 || others > 0 ? 'cluster' : isExact(visit.features, answer.candidate.profile) ? 'exact' : 'fuzzy';
   const exclusiveNetwork = exclusive(answer);
-  // The visitors sharing its hardware signature besides the candidate, when its complete one was its own.
+  // The visitors sharing its hardware signature besides the candidate, when its complete one (in a
+  // private window: its device and settings) was its own.
   const signature = exactBits > 0 ? { what: repeatedSignature(visit, answer.candidate, crowding)!, others: signatureCrowding(crowding) - 1 } : null;
   const evidence = linkEvidence(answer, exclusiveNetwork, lookalikes.length, anonymity, signature);
   return {
