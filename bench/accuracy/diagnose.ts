@@ -336,18 +336,19 @@ for (const [condition, m] of counts) {
 
 /**
  * DIAG_SHORT=1: how much more evidence for the original (log2, added to its weight as relink.ts
- * adds an earlier ID's silence) the decision would have needed to answer with it, in buckets,
- * and what it lost to at none: "a browser never seen" or another candidate.
+ * adds an earlier ID's silence) the decision, which created a new ID, would have needed to answer
+ * with it (a clear margin over every alternative: a browser never seen, or another candidate), in
+ * buckets, with how many visitors share the visit's drift-robust keys (signatureCrowding).
  */
 function bitsShort(facts: IdentificationFacts, orig: string): string {
   const answers = (bits: number) => {
     const d = decideWithoutToken(facts.visit, facts.candidates, facts.crowding, { extraBits: (x) => (x.visitorId === orig ? bits : 0) });
     return d.kind === 'link' ? d.visitorId : null;
   };
-  const atNone = answers(0);
-  const to = atNone === null ? 'new' : 'another candidate';
-  for (const bits of [0.5, 1, 2, 3, 4, 6, 8, 12]) if (answers(bits) === orig) return `<= ${bits} bits (lost to ${to})`;
-  return `> 12 bits (lost to ${to})`;
+  const crowd = signatureCrowding(facts.crowding);
+  const lookalikes = `look-alikes ${crowd <= 1 ? '1' : crowd < 20 ? '2-19' : '20+'}`;
+  for (const bits of [0.5, 1, 2, 3, 4, 6, 8, 12]) if (answers(bits) === orig) return `<= ${bits} bits; ${lookalikes}`;
+  return `> 12 bits; ${lookalikes}`;
 }
 
 /** The candidates a tokenless decision weighs (compatible, not vetoed, above the minimum score), scored; `except` left out. */

@@ -439,7 +439,8 @@ export function decideWithoutToken(
   // losing it before, WebKit's expiry): a tokenless visit that looks like a browser still
   // holding its token is as likely another device of the same kind.
   const unseen = !options.strict && own > 0 && (group.length > 1 || storageExpectedLost(visit, top.candidate));
-  const exactBits = exactSignatureBits(visit, top.candidate, crowding, rare);
+  const repeated = rare ? null : repeatedSignature(visit, top.candidate, crowding);
+  const exactBits = repeated === null ? 0 : exactSignatureBits(crowding);
   const newBase = (rare ? MATCH.rareFingerprintBits : Math.log2(Math.max(0, others) + (unseen ? 2 ** -MATCH.unseenLookalikeBits : 1))) - exactBits;
   const candidatesWeight = [...weights.values()].reduce((a, b) => a + b, 0);
   // Two priors for "a browser never seen": the decision one leans towards a new visitor (a wrong
@@ -467,7 +468,7 @@ export function decideWithoutToken(
   const exclusiveNetwork = exclusive(answer);
   // The visitors sharing its hardware signature besides the candidate, when its complete one (in a
   // private window: its device and settings) was its own.
-  const signature = exactBits > 0 ? { what: repeatedSignature(visit, answer.candidate, crowding)!, others: signatureCrowding(crowding) - 1 } : null;
+  const signature = repeated !== null && exactBits > 0 ? { what: repeated, others: signatureCrowding(crowding) - 1 } : null;
   const evidence = linkEvidence(answer, exclusiveNetwork, lookalikes.length, anonymity, signature);
   return {
     kind: 'link', visitorId: answer.candidate.visitorId, path, confidence: confidence(groupWeight / calibratedTotal, `linked without token: ${evidence}`),
@@ -560,14 +561,14 @@ export function signatureCrowding(crowding: KeyCrowding): number {
 }
 
 /**
- * Evidence against "a browser never seen" when the visit repeats, drift-prone components
- * included (screen, timezone, languages, font and colour preferences), the complete signature
- * the candidate showed last and no other visitor ever did, while its hardware is common: the
- * other devices of its kind all differ somewhere, so an unseen one would have to coincide where
- * they do not. log2 of the look-alike visitors that differ, at most MATCH.exactSignatureMaxBits.
+ * Evidence against "a browser never seen" when the visit repeats (repeatedSignature()),
+ * drift-prone components included (screen, timezone, languages, font and colour preferences),
+ * the signature the candidate showed last and no other visitor ever did, while its hardware is
+ * common: the other devices of its kind all differ somewhere, so an unseen one would have to
+ * coincide where they do not. log2 of the look-alike visitors that differ, at most MATCH.exactSignatureMaxBits.
  */
-function exactSignatureBits(visit: VisitContext, c: Candidate, crowding: KeyCrowding, rare: boolean): number {
-  if (rare || MATCH.exactSignatureMaxBits <= 0 || repeatedSignature(visit, c, crowding) === null) return 0;
+function exactSignatureBits(crowding: KeyCrowding): number {
+  if (MATCH.exactSignatureMaxBits <= 0) return 0;
   return Math.min(MATCH.exactSignatureMaxBits, Math.log2(Math.max(1, signatureCrowding(crowding))));
 }
 
