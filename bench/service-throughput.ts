@@ -41,6 +41,10 @@
  * BENCH_ALT_NODE_ARGS="<node options>" starts every second of those commands with these options
  * of node before the CLI (e.g. `--initial-old-space-size=128`, with BENCH_WORKERS=1,1,1,1): an
  * alternated comparison of Node options on the command as it runs in production.
+ * BENCH_ALT_CLI=<path of another checkout's bin/tessera.js> starts every second of them from that
+ * checkout instead (built with `npm run build:node`, e.g. a `git worktree` of the commit before):
+ * an alternated comparison of two builds on one seeded database. BENCH_IN_PROCESS=0 leaves out
+ * the in-process runs and the echo (the `tessera start` runs alone, for such comparisons).
  *
  * BENCH_PG_WEEKS=<n> adds n empty partitions of past weeks to PostgreSQL's events before the load,
  * as a long retention keeps them (ten years: about 520; the service then runs with 3650 days of
@@ -87,6 +91,8 @@ const BROWSERS = Number(process.env.BENCH_BROWSERS ?? 3000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',') as Engine[];
+/** BENCH_IN_PROCESS=0: only the `tessera start` runs (no in-process engine runs, no echo). */
+const IN_PROCESS = process.env.BENCH_IN_PROCESS !== '0';
 const RATES = (process.env.BENCH_RATES ?? '0.25,0.5,0.75').split(',').filter(Boolean).map(Number);
 const WORKER_COUNTS = (process.env.BENCH_WORKERS ?? '1,2,1,2').split(',').filter(Boolean).map(Number);
 const CLI = join(import.meta.dirname, '..', 'bin', 'tessera.js');
@@ -514,7 +520,9 @@ async function runWorkers(buildPayloads: (publicKey: string) => ReturnType<typeo
       // At the default log level, as it runs in production: one access line per request.
       const alt = process.env.BENCH_ALT_NODE_ARGS && results.length % 2 === 1 ? process.env.BENCH_ALT_NODE_ARGS.split(' ').filter(Boolean) : [];
       if (alt.length) console.log(`  (node ${alt.join(' ')})`);
-      const child = spawn(process.execPath, [...profiling, ...alt, CLI, 'start', '--workers', String(workers), '--port', '0', '--json',
+      const cli = process.env.BENCH_ALT_CLI && results.length % 2 === 1 ? process.env.BENCH_ALT_CLI : CLI;
+      if (cli !== CLI) console.log(`  (${cli})`);
+      const child = spawn(process.execPath, [...profiling, ...alt, cli, 'start', '--workers', String(workers), '--port', '0', '--json',
         '--trust-proxy', '--no-demo', '--retention-days', '3650', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
       const exited = new Promise((resolve) => child.on('close', resolve));
       const serviceTimes = serviceTimesRecorder();
@@ -596,7 +604,7 @@ async function main(): Promise<void> {
   const figures: Record<string, unknown> = {};
   const loadAtStart = loadavg().map((l) => l.toFixed(1)).join(', ');
   let echoSaturation: LoadResult | undefined;
-  for (const engine of ENGINES) {
+  for (const engine of IN_PROCESS ? ENGINES : []) {
     const { saturation: result, steady, storedEvents, payloads, memory } = await runEngine(engine, buildVisits);
     // The echo peer gets the same payloads and the same loads, right after.
     const echo = await echoPeer(payloads, steady.map((s) => s.rate));

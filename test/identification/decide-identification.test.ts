@@ -91,6 +91,35 @@ describe('decideIdentification', () => {
     expect(plan.profile.birth).toBe(plan.confidence.score);
   });
 
+  it('never changes the visitors it is given, which the profile cache shares between requests', () => {
+    // Frozen deeply, as the cache's values once were: a change anywhere in them throws.
+    const deepFreeze = <T>(value: T): T => {
+      if (value !== null && typeof value === 'object') {
+        for (const child of Object.values(value)) deepFreeze(child);
+        Object.freeze(value);
+      }
+      return value;
+    };
+    const tokenVisitor = () => known('TokenVisitor00000000', [windowsChrome(), upgradeChrome(windowsChrome())]);
+    const chrome = () => known('KnownChrome000000000', [windowsChrome(), windowsChrome()]);
+    const safari = () => known('KnownSafari000000000', [macSafari()]);
+    const scenarios: IdentificationFacts[] = [
+      // A token visit: its jar's last use, the profile's drift.
+      facts({ visit: visitOf(upgradeChrome(windowsChrome())), token: { visitor: tokenVisitor(), jar: 'jar0000000' } }),
+      // A token of another jar used after this one: the jars' conflict and revocation.
+      facts({ token: { visitor: { ...tokenVisitor(), profile: { ...tokenVisitor().profile, jars: [{ i: 'oldjar0000', first: 0, last: DAY }, { i: 'jar0000000', first: 2 * DAY, last: 3 * DAY }] } }, jar: 'oldjar0000' } }),
+      // Without a token: a link to a drifted candidate, and a new visitor beside look-alikes.
+      facts({ visit: visitOf(upgradeChrome(windowsChrome())), candidates: [safari(), chrome()] }),
+      facts({ visit: visitOf(iphone()), candidates: [safari(), chrome()], crowding: { d: 3 } }),
+    ];
+    for (const input of scenarios) {
+      deepFreeze(input);
+      const before = JSON.stringify(input);
+      expect(() => decideIdentification(input)).not.toThrow();
+      expect(JSON.stringify(input)).toBe(before);
+    }
+  });
+
   it('is pure: the same facts give the same plan and the facts are left as they were', () => {
     const visitor = known('TokenVisitor00000000', [windowsChrome()]);
     const input = facts({ token: { visitor, jar: 'jar0000000' } });

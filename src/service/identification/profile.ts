@@ -10,13 +10,13 @@ import type { JarRecord } from './jars.js';
 export interface VisitorProfile {
   v: 1;
   /** Recent values per component, newest first. */
-  c: Partial<Record<ComponentName, string[]>>;
+  c: Readonly<Partial<Record<ComponentName, readonly string[]>>>;
   /** Recent font sets, newest first. */
-  fonts: string[][];
+  fonts: readonly (readonly string[])[];
   /** Recent network prefixes (network.ts), newest first. */
-  nets: string[];
+  nets: readonly string[];
   /** Storage jars seen with this visitor's tokens (jars.ts). */
-  jars?: JarRecord[];
+  jars?: readonly Readonly<JarRecord>[];
   /** Times two browsers were proven to share this visitor ID. */
   twins?: number;
   /**
@@ -41,7 +41,7 @@ const MAX_NETS = 8;
 const pushRecent = <T>(history: readonly T[], value: T, max: number, same: (a: T, b: T) => boolean = Object.is): T[] =>
   [value, ...history.filter((h) => !same(h, value))].slice(0, max);
 
-const sameList = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 export function emptyProfile(): VisitorProfile {
   return { v: 1, c: {}, fonts: [], nets: [] };
@@ -53,7 +53,7 @@ export function updateProfile(
   features: Features,
   network: string | null,
 ): VisitorProfile {
-  const c: VisitorProfile['c'] = { ...profile.c };
+  const c: Partial<Record<ComponentName, readonly string[]>> = { ...profile.c };
   for (const name of COMPONENT_NAMES) {
     const value = features.values[name];
     if (value !== undefined) c[name] = pushRecent(c[name] ?? [], value, HISTORY[COMPONENTS[name].kind]);

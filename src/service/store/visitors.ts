@@ -48,7 +48,7 @@ export interface VisitorRecord {
   /** The profile JSON, parsed (null when unparseable); identification/profile.ts reads it. */
   profile: unknown;
   /** Blocking keys written at the last visit, and when their last_seen_at was last refreshed. */
-  keys: string[];
+  keys: readonly string[];
   keysRefreshedAt: number;
 }
 
@@ -98,7 +98,7 @@ function toRecord(row: VisitorRow): VisitorRecord {
     visitCount: Number(row.visit_count),
     lastTokenAt: row.last_token_at === null ? null : Number(row.last_token_at),
     profile: raw,
-    keys: Array.isArray(raw?.k) ? (raw.k as string[]) : [],
+    keys: Array.isArray(raw?.k) ? (raw.k as readonly string[]) : [],
     keysRefreshedAt: typeof raw?.kt === 'number' ? raw.kt : 0,
   };
 }
