@@ -9,7 +9,7 @@ import { extractFeatures } from '../../src/service/identification/features.js';
 import { addJar } from '../../src/service/identification/jars.js';
 import { MATCH_CONFIDENCE, type VisitContext } from '../../src/service/identification/matcher.js';
 import { emptyProfile, updateProfile } from '../../src/service/identification/profile.js';
-import { iphone, macSafari, upgradeChrome, windowsChrome } from './fixtures.js';
+import { deepFreeze, iphone, macSafari, upgradeChrome, windowsChrome } from './fixtures.js';
 
 const DAY = 24 * 3600 * 1000;
 const NOW = 30 * DAY;
@@ -92,14 +92,6 @@ describe('decideIdentification', () => {
   });
 
   it('never changes the visitors it is given, which the profile cache shares between requests', () => {
-    // Frozen deeply, as the cache's values once were: a change anywhere in them throws.
-    const deepFreeze = <T>(value: T): T => {
-      if (value !== null && typeof value === 'object') {
-        for (const child of Object.values(value)) deepFreeze(child);
-        Object.freeze(value);
-      }
-      return value;
-    };
     const tokenVisitor = () => known('TokenVisitor00000000', [windowsChrome(), upgradeChrome(windowsChrome())]);
     const chrome = () => known('KnownChrome000000000', [windowsChrome(), windowsChrome()]);
     const safari = () => known('KnownSafari000000000', [macSafari()]);

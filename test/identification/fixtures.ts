@@ -143,3 +143,12 @@ export const externalMonitor = (s: Signals): Signals => ({ ...s, screen: { width
 export const installFont = (s: Signals, font = 'Fira Code'): Signals => ({ ...s, fonts: [...s.fonts!, font].sort() });
 export const travel = (s: Signals): Signals => ({ ...s, timezone: 'Asia/Tokyo', timezone_offset: -540 });
 export const editLanguages = (s: Signals): Signals => ({ ...s, languages: [...s.languages!, 'fr'] });
+
+/** `value`, frozen deeply: a decision that changed anything in its input would throw. */
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}

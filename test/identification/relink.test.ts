@@ -11,7 +11,7 @@ import { observeJarUse, type JarRecord } from '../../src/service/identification/
 import { expectedVisits, MATCH, type KeyCrowding } from '../../src/service/identification/matcher.js';
 import { emptyProfile, updateProfile } from '../../src/service/identification/profile.js';
 import { decideRelink, explainRelink, relinkable, relinkCheckDue, relinkRuledOut, silenceBits } from '../../src/service/identification/relink.js';
-import { iphone, windowsChrome } from './fixtures.js';
+import { deepFreeze, iphone, windowsChrome } from './fixtures.js';
 
 const DAY = 24 * 3600 * 1000;
 /** The browser's home network, and a carrier block it used after losing its storage. */
@@ -107,6 +107,14 @@ describe('relinking', () => {
     expect(plan.profile.nets).toContain(HOME);
     expect(plan.confidence.comment).toMatch(/^relinked: this storage's visitor ID YoungVisitor00000000, created while look-alike visitors existed, now matches this earlier visitor: signals match; seen on this network/);
     expect(plan.confidence.score).toBeGreaterThan(0.5);
+  });
+
+  it('relinks without changing the visitors it is given (the profile cache shares them between requests)', () => {
+    const y = young();
+    const input = deepFreeze(facts({ token: y, candidates: [earlier(), y] }));
+    const before = JSON.stringify(input);
+    expect(decideIdentification(input).kind).toBe('relink');
+    expect(JSON.stringify(input)).toBe(before);
   });
 
   it('a wrong relink is caught by the jars: when the storage of the earlier ID comes back, the relinked one is revoked', () => {
