@@ -26,6 +26,12 @@ export interface ServiceConfig {
   clock?: () => number;
   /** Take the client IP (and protocol/host) from X-Forwarded-* headers. */
   trustProxy?: boolean;
+  /**
+   * Also keep the visitor token in an HttpOnly cookie set by the service (ingestion/visitor-cookie.ts),
+   * read when a visit's body has none; default false. For an agent that posts to the page's own
+   * origin (a proxied path): such a cookie outlives WebKit's seven-day limit on script storage.
+   */
+  visitorCookie?: boolean;
   /** Origin baked into CDN builds; default: derived from each request. */
   publicUrl?: string;
   /**
@@ -96,6 +102,7 @@ export const DEFAULT_CONFIG = {
   webhookRetentionDays: 7,
   logLevel: 'info',
   trustProxy: false,
+  visitorCookie: false,
   allowPrivateWebhookTargets: false,
   requestTimeoutMs: 30_000,
   maxConnections: 10_000,

@@ -33,6 +33,7 @@ import { allowAnyOrigin, answerPreflight } from './cors.js';
 import { publicKeyNotFound, publicKeyRequired, requestFiltered } from './errors.js';
 import { identifyRequestSchema } from './request-schema.js';
 import { identifyResponseSchema } from './response-schema.js';
+import { visitorCookieHeader, visitorCookieToken } from './visitor-cookie.js';
 import { deliveriesForEvent, queuedForSending } from '../webhooks/outbox.js';
 
 export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: ServiceContext }): Promise<void> {
@@ -95,10 +96,12 @@ export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: Service
     // identification's own read (one round trip for both; the visitor part again only for a
     // visitor found by its signals).
     const ahead = { ip, linkedId: body.linked_id, requestHash: hash, replaySince: now - REPLAY_WINDOW_MS, now };
+    // The body's token first (the agent's storage); the visitor cookie when the storage is gone.
+    const token = body.token ?? (ctx.config.visitorCookie ? visitorCookieToken(request.headers.cookie) : undefined);
     const planned = await ctx.identifier.plan({
       workspaceId: key.workspace_id,
       signals: body.signals,
-      token: body.token,
+      token,
       ip,
       now,
       activity: ahead,
@@ -149,6 +152,7 @@ export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: Service
       sealed_result: sealedResult,
       token: outcome.token,
     };
+    if (ctx.config.visitorCookie) void reply.header('Set-Cookie', visitorCookieHeader(outcome.token, request.protocol === 'https'));
     return reply.type('application/json; charset=utf-8').send(response);
   });
 }

@@ -1,0 +1,130 @@
+/**
+ * `--visitor-cookie` over HTTP: the service keeps the visitor token in an HttpOnly cookie of its
+ * own and reads it back when a visit brings no token, so that a browser whose script storage
+ * was deleted (WebKit's seven-day limit) keeps its visitor ID; off by default. The cookie is
+ * read in the route before the store is involved, so one engine covers it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseSetCookie } from 'cookie';
+import { VISITOR_COOKIE_MAX_AGE_S, VISITOR_COOKIE_NAME } from '../../src/service/ingestion/visitor-cookie.js';
+import { identifyRequest, postIdentify, sampleSignals } from '../helpers/identify-request.js';
+import { startTestService, type TestService } from '../helpers/test-service.js';
+
+/**
+ * A device of its own for each name, from an address of its own: nothing in its signals or
+ * network points to another test's visitors, so the tests do not lean on each other's.
+ */
+let devices = 0;
+function device(macOs = false): { signals: ReturnType<typeof sampleSignals>; headers: Record<string, string> } {
+  const n = ++devices;
+  const own = { canvas: { winding: true, geometry: `g${n}`, text: `t${n}` }, audio: `124.0${n}`, font_preferences: `fp${n}`, fonts: ['Arial', `Font ${n}`] };
+  const signals = macOs
+    ? sampleSignals({
+        ...own,
+        user_agent: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15',
+        platform: 'MacIntel',
+        vendor: 'Apple Computer, Inc.',
+        vendor_flavors: ['safari'],
+        languages: ['fr-FR'],
+        timezone: 'America/Montreal',
+        timezone_offset: 300,
+        screen: { width: 1512, height: 982, color_depth: 30, pixel_ratio: 2 },
+        webgl: { vendor: 'Apple Inc.', renderer: 'Apple GPU', params: `p${n}`, extensions: `e${n}` },
+      })
+    : sampleSignals({ ...own, webgl: { vendor: 'Google Inc. (NVIDIA)', renderer: `ANGLE (NVIDIA GeForce ${n})`, params: `p${n}`, extensions: `e${n}` } });
+  return { signals, headers: { 'X-Forwarded-For': `203.0.${Math.floor(n / 250)}.${n % 250}` } };
+}
+
+/** The visitor cookie a response sets, parsed; undefined when it sets none. */
+function setCookie(headers: Headers) {
+  const line = headers.getSetCookie().find((c) => c.startsWith(`${VISITOR_COOKIE_NAME}=`));
+  return line === undefined ? undefined : parseSetCookie(line);
+}
+
+/** `headers` with a Cookie header that holds the visitor cookie among others. */
+const withCookie = (headers: Record<string, string>, token: string) => ({ ...headers, Cookie: `_ga=GA1.2.3; ${VISITOR_COOKIE_NAME}=${token}; theme=dark` });
+
+describe('the visitor cookie, on', () => {
+  let t: TestService;
+  beforeAll(async () => {
+    t = await startTestService({ config: { visitorCookie: true, trustProxy: true } });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('sets the token as an HttpOnly, SameSite=Lax cookie for 400 days, Secure only over HTTPS', async () => {
+    const plain = await postIdentify(t.url, identifyRequest(t.keys.publicKey));
+    expect(plain.status).toBe(200);
+    const cookie = setCookie(plain.headers);
+    expect(cookie).toMatchObject({ name: VISITOR_COOKIE_NAME, value: plain.json.token, maxAge: VISITOR_COOKIE_MAX_AGE_S, httpOnly: true, sameSite: 'lax' });
+    expect(cookie?.secure).toBeFalsy();
+    // No Path: the browser scopes it to the path the agent posted to.
+    expect(cookie?.path).toBeUndefined();
+
+    const https = await postIdentify(t.url, identifyRequest(t.keys.publicKey), { headers: { 'X-Forwarded-Proto': 'https' } });
+    expect(setCookie(https.headers)).toMatchObject({ value: https.json.token, secure: true, httpOnly: true });
+  });
+
+  it('keeps the visitor ID of a visit whose storage is gone but whose cookie came back', async () => {
+    const [pc, other] = [device(), device(true)];
+    const first = await postIdentify(t.url, identifyRequest(t.keys.publicKey, { signals: pc.signals }), { headers: pc.headers });
+    // Even from another device and address: a genuine token keeps its ID.
+    const back = await postIdentify(t.url, identifyRequest(t.keys.publicKey, { signals: other.signals }), { headers: withCookie(other.headers, first.json.token) });
+    expect(back.status).toBe(200);
+    expect(back.json).toMatchObject({ visitor_id: first.json.visitor_id, visitor_found: true });
+    expect(setCookie(back.headers)?.value).toBe(back.json.token);
+  });
+
+  it("prefers the token in the body (the agent's storage) to the cookie's", async () => {
+    const [pc, other] = [device(), device(true)];
+    const a = await postIdentify(t.url, identifyRequest(t.keys.publicKey, { signals: pc.signals }), { headers: pc.headers });
+    const b = await postIdentify(t.url, identifyRequest(t.keys.publicKey, { signals: other.signals }), { headers: other.headers });
+    expect(b.json.visitor_id).not.toBe(a.json.visitor_id);
+    const visit = await postIdentify(t.url, identifyRequest(t.keys.publicKey, { signals: pc.signals, token: b.json.token }), { headers: withCookie(pc.headers, a.json.token) });
+    expect(visit.json.visitor_id).toBe(b.json.visitor_id);
+    // The cookie now holds the token of the visitor the answer names.
+    expect(setCookie(visit.headers)?.value).toBe(visit.json.token);
+  });
+
+  it('treats a forged cookie as no token: an answer, a new visitor, a cookie of its own', async () => {
+    const pc = device();
+    const genuine = await postIdentify(t.url, identifyRequest(t.keys.publicKey, { signals: pc.signals }), { headers: pc.headers });
+    const [header, , signature] = (genuine.json.token as string).split('.');
+    const claims = Buffer.from(JSON.stringify({ wid: t.workspaceId, sub: genuine.json.visitor_id, iat: 1 })).toString('base64url');
+    const forged = `${header}.${claims}.${signature}`;
+    for (const token of [forged, 'not-a-token', '%E0%A4%A']) {
+      const other = device(true);
+      const visit = await postIdentify(t.url, identifyRequest(t.keys.publicKey, { signals: other.signals }), { headers: withCookie(other.headers, token) });
+      expect(visit.status).toBe(200);
+      expect(visit.json.visitor_id).not.toBe(genuine.json.visitor_id);
+      expect(setCookie(visit.headers)?.value).toBe(visit.json.token);
+    }
+  });
+
+  it('sets no cookie on a refused request', async () => {
+    const refused = await postIdentify(t.url, identifyRequest('pk_unknown'));
+    expect(refused.status).toBe(403);
+    expect(setCookie(refused.headers)).toBeUndefined();
+  });
+});
+
+describe('the visitor cookie, off (the default)', () => {
+  let t: TestService;
+  beforeAll(async () => {
+    t = await startTestService({ config: { trustProxy: true } });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('neither sets nor reads it', async () => {
+    const [pc, other] = [device(), device(true)];
+    const first = await postIdentify(t.url, identifyRequest(t.keys.publicKey, { signals: pc.signals }), { headers: pc.headers });
+    expect(first.headers.getSetCookie()).toEqual([]);
+    const back = await postIdentify(t.url, identifyRequest(t.keys.publicKey, { signals: other.signals }), { headers: withCookie(other.headers, first.json.token) });
+    expect(back.status).toBe(200);
+    expect(back.json.visitor_id).not.toBe(first.json.visitor_id);
+    expect(back.json.visitor_found).toBe(false);
+  });
+});
