@@ -1,12 +1,13 @@
 /**
- * `npm run bench:accuracy [-- --browsers N --days D --seed S --concurrency C --quick --match name=value]`
+ * `npm run bench:accuracy [-- --browsers N --days D --seed S --concurrency C --quick --match name=value --visitor-cookie]`
  * Simulates the population, runs it through the real service, prints the report and writes
  * bench/.out/accuracy.json. Default: 20,000 browsers over 90 simulated days; --quick: 2,000
  * browsers over 30 days. --match (repeatable) changes a matcher tunable for the run
  * (match-overrides.ts); the report names it. The holdout seed runs in a child process of its
  * own, beside the main seed, on a machine with more than one core (on two cores a run took
  * about three quarters of the time: each simulation also keeps part of a second core busy).
- * --sequential runs them one after the other in this process.
+ * --sequential runs them one after the other in this process. --visitor-cookie runs the service
+ * with its cookie, as deployed on the site's own origin (simulate.ts).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,6 +31,7 @@ const { values } = parseArgs({
     quick: { type: 'boolean', default: false },
     match: { type: 'string', multiple: true, default: [] },
     sequential: { type: 'boolean', default: false },
+    'visitor-cookie': { type: 'boolean', default: false },
     // Internal: the child that runs the holdout seed writes its report here instead of printing it.
     'report-json': { type: 'string' },
   },
@@ -51,14 +53,15 @@ function codeVersion(): string {
   if (!commit) return 'unknown';
   return git(['status', '--porcelain', '--untracked-files=no', 'src']) ? `commit ${commit} with uncommitted changes in src/` : `commit ${commit}`;
 }
-const code = codeVersion() + (overrides.length ? ` with MATCH ${overrides.join(', ')}` : '');
+const visitorCookie = values['visitor-cookie'];
+const code = codeVersion() + (overrides.length ? ` with MATCH ${overrides.join(', ')}` : '') + (visitorCookie ? ', with --visitor-cookie (the agent posting to the site\'s own origin)' : '');
 
 const holdoutSeed = values['holdout-seed'];
 
 async function runSeed(runSeed: string): Promise<{ report: AccuracyReport; markdown: string }> {
   console.log(`Accuracy benchmark: ${browsers} browsers, ${days} days, seed ${runSeed}, concurrency ${concurrency}, ${code}`);
   const result = await runSimulation({
-    seed: runSeed, browsers, days, concurrency,
+    seed: runSeed, browsers, days, concurrency, visitorCookie,
     onProgress: (done, total) => process.stderr.write(`  ${done}/${total} visits\r`),
   });
   process.stderr.write('\n');
@@ -75,6 +78,7 @@ function runSeedInChild(childSeed: string): Promise<AccuracyReport> {
     process.argv[1]!,
     ...['--seed', childSeed, '--holdout-seed', '', '--browsers', String(browsers), '--days', String(days), '--concurrency', String(concurrency)],
     ...values.match.flatMap((m) => ['--match', m]),
+    ...(visitorCookie ? ['--visitor-cookie'] : []),
     ...['--report-json', file],
   ];
   return new Promise<AccuracyReport>((resolve, reject) => {

@@ -5,7 +5,9 @@
  * when WebKit's tracking prevention expires script-written storage after 7 days without a visit,
  * and between the page views of a session in which the user clears it to come back as someone
  * new (SimBrowser.clearsBetweenPageViews). Each private session has a jar of its own that starts
- * empty.
+ * empty. The service's own cookie (`--visitor-cookie`, set by the site's server: not script
+ * storage) lives in a jar of its own, `cookieJar`, replaced with the storage jar on every
+ * occasion but WebKit's expiry.
  */
 import { Rng } from './prng.js';
 import { DAY_MS, SIM_START_MS } from './release-calendar.js';
@@ -22,6 +24,8 @@ export interface PlannedVisit {
   private: boolean;
   /** Storage jar key; the token kept for a jar is sent back on the jar's later visits. */
   jar: string;
+  /** The jar of the service's cookie: `jar`, but kept through WebKit's expiry of script storage. */
+  cookieJar: string;
 }
 
 /** Script-written cookies and storage expire after 7 days without use under WebKit ITP. */
@@ -76,6 +80,8 @@ export function planBrowserVisits(seed: string, b: SimBrowser, days: number): Pl
   const abuse = new Rng(seed, 'clearing-sessions', b.index);
   const visits: PlannedVisit[] = [];
   let generation = 0;
+  // The generation of the service's cookie: everything that clears storage but WebKit's expiry.
+  let cookieGeneration = 0;
   let clearIndex = 0;
   let reinstalled = false;
   let lastNormalVisit = -Infinity;
@@ -86,13 +92,18 @@ export function planBrowserVisits(seed: string, b: SimBrowser, days: number): Pl
     while (clearIndex < b.clearDays.length && (b.clearDays[clearIndex] as number) <= day) {
       clearIndex++;
       generation++;
+      cookieGeneration++;
     }
     if (b.reinstallDay !== null && !reinstalled && day >= b.reinstallDay) {
       reinstalled = true;
       generation++;
+      cookieGeneration++;
     }
     // A browser that wipes data on exit starts clean on each new day of use (closed overnight).
-    if (b.clearing === 'on-exit' && lastSessionDay >= 0 && Math.floor(day) !== lastSessionDay) generation++;
+    if (b.clearing === 'on-exit' && lastSessionDay >= 0 && Math.floor(day) !== lastSessionDay) {
+      generation++;
+      cookieGeneration++;
+    }
     lastSessionDay = Math.floor(day);
     const isPrivate = r.chance(b.privateShare);
     if (!isPrivate && b.engine === 'webkit' && lastNormalVisit > -Infinity && start - lastNormalVisit > ITP_CAP_MS) generation++;
@@ -105,9 +116,13 @@ export function planBrowserVisits(seed: string, b: SimBrowser, days: number): Pl
     let t = start;
     for (let i = 0; i < count; i++) {
       if (i > 0) t += Math.round(r.uniform(20_000, 360_000));
-      if (i > 0 && clearing) generation++;
+      if (i > 0 && clearing) {
+        generation++;
+        cookieGeneration++;
+      }
       const jar = isPrivate ? `${b.index}:p${session}` : `${b.index}:n${generation}`;
-      visits.push({ browser: b.index, t, session, sessionStart: start, private: isPrivate, jar });
+      const cookieJar = isPrivate ? jar : `${b.index}:c${cookieGeneration}`;
+      visits.push({ browser: b.index, t, session, sessionStart: start, private: isPrivate, jar, cookieJar });
     }
     if (!isPrivate) lastNormalVisit = t;
   });

@@ -5,6 +5,10 @@
  * browser's User-Agent / Accept-Language headers. Visits go out in time order with bounded
  * concurrency; one browser's visits are never concurrent. Like the agent, the simulation keeps
  * the token the service returns per storage jar and sends it back while the jar lives.
+ * With `visitorCookie`, the service runs with --visitor-cookie (the agent posting to the site's
+ * own origin) and the browser also keeps the cookie the service sets, per cookie jar
+ * (schedule.ts), sending it back while that jar lives; the cookie-only baseline and the limits
+ * then follow the cookie jar, as a site's own cookie would.
  * The two baselines are computed on the very same rendered visits.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,6 +21,8 @@ import { findApiKeyByToken, setApiKeyRateLimit } from '../../src/service/store/a
 import { kyselyOf } from '../../src/service/store/index.js';
 import type { Database } from '../../src/service/store/schema.js';
 import { networkPrefix } from '../../src/service/identification/network.js';
+import { parseSetCookie } from 'cookie';
+import { VISITOR_COOKIE_NAME } from '../../src/service/ingestion/visitor-cookie.js';
 import { attainableVisitorIds, comparableSignalIds, cookieOnlyVisitorId, exactHashVisitorId, oracleVisitorIds, type AttainableVisit } from './baselines.js';
 import type { VisitCondition } from './metrics.js';
 import { generatePopulation, type Population } from './population.js';
@@ -32,6 +38,8 @@ export interface SimulationOptions {
   concurrency: number;
   /** Called now and then with (visits done, visits total). */
   onProgress?: (done: number, total: number) => void;
+  /** The service keeps the token in its cookie too (--visitor-cookie), and browsers keep that cookie. */
+  visitorCookie?: boolean;
   /** Reads the service's database after the last visit, before it is removed (fit-id-origin.ts). */
   inspect?: (db: Kysely<Database>) => Promise<void>;
 }
@@ -80,7 +88,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   process.once('SIGINT', removeDataAndExit);
   process.once('SIGTERM', removeDataAndExit);
   let simNow = SIM_START_MS;
-  const service = await createService({ clock: () => simNow, trustProxy: true, port: 0, logLevel: 'silent', dataDir });
+  const visitorCookie = options.visitorCookie ?? false;
+  const service = await createService({ clock: () => simNow, trustProxy: true, port: 0, logLevel: 'silent', dataDir, visitorCookie });
   const started = Date.now();
   try {
     // The simulation sends far more requests per wall-clock second than one site would.
@@ -91,6 +100,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     const endpoint = `${base}/?ci=js/${SDK_VERSION}`;
 
     const tokens = new Map<string, string>();
+    /** The service's cookie per cookie jar (visitorCookie). */
+    const cookies = new Map<string, string>();
     const seenBrowser = new Set<number>();
     const chains = new Map<number, Promise<void>>();
     const records: VisitRecord[] = new Array(plan.length);
@@ -105,8 +116,11 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       const browser = population.browsers[visit.browser]!;
       const rendered = renderVisit(options.seed, browser, visit);
       const token = tokens.get(visit.jar);
+      const cookie = visitorCookie ? cookies.get(visit.cookieJar) : undefined;
+      // The jar whose loss a cookie-based ID suffers: the site's own cookie outlives script storage.
+      const storageJar = visitorCookie ? visit.cookieJar : visit.jar;
       const condition: VisitCondition = !seenBrowser.has(visit.browser) ? 'first-visit'
-        : visit.private ? 'private' : token ? 'with-token' : 'storage-lost';
+        : visit.private ? 'private' : token || cookie ? 'with-token' : 'storage-lost';
       seenBrowser.add(visit.browser);
       const request: IdentifyRequest = {
         v: PROTOCOL_VERSION,
@@ -130,6 +144,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
             'x-forwarded-for': rendered.ip,
             'user-agent': rendered.userAgentHeader,
             'accept-language': rendered.acceptLanguage,
+            ...(cookie ? { cookie: `${VISITOR_COOKIE_NAME}=${cookie}` } : {}),
           },
           body: JSON.stringify(request),
         });
@@ -139,6 +154,13 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
           score = body.confidence?.score;
           relinked = body.confidence?.comment?.startsWith('relinked:') ?? false;
           tokens.set(visit.jar, body.token);
+          if (visitorCookie) {
+            // What the browser keeps is what the service's Set-Cookie says.
+            const set = res.headers.getSetCookie().find((c) => c.startsWith(`${VISITOR_COOKIE_NAME}=`));
+            const value = set && parseSetCookie(set).value;
+            if (!value) throw new Error('the service set no visitor cookie');
+            cookies.set(visit.cookieJar, value);
+          }
         } else {
           error = body.error?.code ?? `http_${res.status}`;
         }
@@ -148,11 +170,11 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       if (error) errors[error] = (errors[error] ?? 0) + 1;
       records[i] = {
         browser: visit.browser, t: visit.t, condition, network: rendered.network, serviceId, score, error,
-        exactId: exactHashVisitorId(rendered.signals), cookieId: cookieOnlyVisitorId(visit.jar), oracleId: '', attainableId: '',
+        exactId: exactHashVisitorId(rendered.signals), cookieId: cookieOnlyVisitorId(storageJar), oracleId: '', attainableId: '',
         ...(relinked ? { relinked } : {}),
       };
       limitInputs[i] = {
-        browser: visit.browser, t: visit.t, jar: visit.jar, exactId: records[i].exactId, network: networkPrefix(rendered.ip),
+        browser: visit.browser, t: visit.t, jar: storageJar, exactId: records[i].exactId, network: networkPrefix(rendered.ip),
         signalIds: comparableSignalIds(rendered.signals), noisy: rendered.noisy,
       };
     };

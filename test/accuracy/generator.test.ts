@@ -56,7 +56,7 @@ describe('seeded generator', () => {
     expect(office).toBeDefined();
     const machines = population.browsers.filter((b) => b.device.managedBy === office && b.device.cls !== 'phone' && b.kind === office?.browser);
     const t = machines.map((b) => visitsOf(b)[0]?.t ?? 0).reduce((a, c) => Math.max(a, c), 0);
-    const hashes = new Set(machines.map((b) => exactHashVisitorId(renderVisit(SEED, b, { browser: b.index, t, session: 0, sessionStart: t, private: false, jar: 'x' }).signals)));
+    const hashes = new Set(machines.map((b) => exactHashVisitorId(renderVisit(SEED, b, { browser: b.index, t, session: 0, sessionStart: t, private: false, jar: 'x', cookieJar: 'x' }).signals)));
     expect(hashes.size).toBe(1);
   });
 
@@ -88,7 +88,7 @@ describe('seeded generator', () => {
     const device = population.devices.find((d) => population.browsers.filter((b) => b.device === d).length >= 2);
     const [first, second] = population.browsers.filter((b) => b.device === device) as [SimBrowser, SimBrowser];
     const t = visitsOf(first)[0]?.t ?? 0;
-    const render = (b: SimBrowser) => renderVisit(SEED, b, { browser: b.index, t, session: 0, sessionStart: t, private: false, jar: 'x' }).signals;
+    const render = (b: SimBrowser) => renderVisit(SEED, b, { browser: b.index, t, session: 0, sessionStart: t, private: false, jar: 'x', cookieJar: 'x' }).signals;
     expect(render(first).user_agent).not.toBe(render(second).user_agent);
     expect(render(first).screen?.width).toBe(render(second).screen?.width);
   });
@@ -139,6 +139,33 @@ describe('seeded generator', () => {
       expect(new Set(vs.map((v) => v.jar)).size).toBe(vs.length);
       for (let i = 1; i < vs.length; i++) expect((vs[i] as PlannedVisit).t - (vs[i - 1] as PlannedVisit).t).toBeLessThanOrEqual(360_000);
     }
+  });
+
+  it("the service's cookie jar: kept through WebKit's expiry, replaced with the storage jar on every other occasion", () => {
+    const all = population.browsers.flatMap((b) => visitsOf(b));
+    let expiredOnly = 0;
+    for (const b of population.browsers) {
+      const vs = visitsOf(b);
+      for (let i = 1; i < vs.length; i++) {
+        const prev = vs[i - 1] as PlannedVisit;
+        const cur = vs[i] as PlannedVisit;
+        if (cur.private || prev.private) continue;
+        // A new cookie jar always comes with a new storage jar.
+        if (cur.cookieJar !== prev.cookieJar) expect(cur.jar).not.toBe(prev.jar);
+        else if (cur.jar !== prev.jar) {
+          // Storage replaced, cookie kept: only WebKit's expiry, after more than 7 days without a visit.
+          expect(b.engine).toBe('webkit');
+          expect(cur.t - prev.t).toBeGreaterThan(7 * DAY_MS);
+          expiredOnly++;
+        }
+      }
+    }
+    expect(expiredOnly).toBeGreaterThan(100);
+    // A private window has one jar for both: its cookies go when it closes.
+    for (const v of all.filter((x) => x.private)) expect(v.cookieJar).toBe(v.jar);
+    // Clearing replaces both.
+    const clearer = population.browsers.find((b) => b.engine === 'blink' && b.clearing === 'frequent' && b.privateShare === 0 && visitsOf(b).length > 10) as SimBrowser;
+    expect(new Set(visitsOf(clearer).map((v) => v.cookieJar)).size).toBe(new Set(visitsOf(clearer).map((v) => v.jar)).size);
   });
 
   it('the population includes every behaviour the report breaks down', () => {

@@ -35,4 +35,29 @@ describe('accuracy pipeline through the real service', () => {
     expect(service.calibration?.reduce((n, b) => n + b.visits, 0)).toBe(service.visits - service.failedVisits);
     expect(report.cohorts.all?.browsers).toBe(service.browsers);
   }, 120_000);
+
+  it("with the service's cookie, a WebKit browser whose script storage expired comes back with its token", async () => {
+    const seed = 'pipeline-cookie';
+    const days = 30;
+    const result = await runSimulation({ seed, browsers: 60, days, concurrency: 4, visitorCookie: true });
+    const plan = planAllVisits(seed, result.population.browsers, days);
+    expect(result.errors).toEqual({});
+    // The visits whose storage jar is new but whose cookie jar is not: WebKit's expiry alone.
+    const seenJars = new Set<string>();
+    const lastIdOfCookieJar = new Map<string, string>();
+    let expired = 0;
+    plan.forEach((visit, i) => {
+      const record = result.records[i]!;
+      const cookieKept = lastIdOfCookieJar.get(visit.cookieJar);
+      if (cookieKept !== undefined && !seenJars.has(visit.jar)) {
+        expired++;
+        expect(record.condition).toBe('with-token');
+        // The cookie's token: the ID its jar was last answered with (or the one a relink moved it to).
+        if (!record.relinked) expect(record.serviceId).toBe(cookieKept);
+      }
+      seenJars.add(visit.jar);
+      lastIdOfCookieJar.set(visit.cookieJar, record.serviceId!);
+    });
+    expect(expired).toBeGreaterThan(0);
+  }, 120_000);
 });
