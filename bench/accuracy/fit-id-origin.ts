@@ -1,17 +1,19 @@
 /**
- * `npx tsx bench/accuracy/fit-id-origin.ts [-- --seed calibration-1 --browsers 20000 --days 90]`
+ * `npx tsx bench/accuracy/fit-id-origin.ts [-- --seed calibration-1 --browsers 20000 --days 90 --visitor-cookie]`
  * Fits the weights of the service's ID-origin model (src/service/identification/id-origin.ts)
  * by maximum likelihood on a simulated population run through the real service: every visit
  * answered with an ID that was created among look-alikes is one row, its outcome whether the
  * answer was right (metrics.ts, isCorrect), its inputs the ID's posterior at creation (read
  * from the service's database after the run) and the visits the ID had before. Prints the
- * weights to paste into ID_ORIGIN_MODEL. Fit on a seed other than the report's (tessera-1).
+ * weights to paste into ID_ORIGIN_MODEL (with --visitor-cookie: the service and the browsers keep
+ * the service's cookie, simulate.ts, and the weights go into ID_ORIGIN_MODEL_WITH_COOKIE). Fit on
+ * a seed other than the report's (tessera-1).
  *
  * An ID that was relinked (identification/relink.ts) has no row any more; its posterior at
  * creation is read back from the answer that created it (the model's own output, inverted).
  */
 import { parseArgs } from 'node:util';
-import { ID_ORIGIN_MODEL, idOriginFeatures } from '../../src/service/identification/id-origin.js';
+import { ID_ORIGIN_MODEL, idOriginFeatures, idOriginModel } from '../../src/service/identification/id-origin.js';
 import { parseProfile } from '../../src/service/identification/profile.js';
 import { fitLogistic } from './logistic.js';
 import { indexStream, isCorrect, type VisitOutcome } from './metrics.js';
@@ -23,6 +25,7 @@ const { values } = parseArgs({
     browsers: { type: 'string', default: '20000' },
     days: { type: 'string', default: '90' },
     concurrency: { type: 'string', default: '16' },
+    'visitor-cookie': { type: 'boolean', default: false },
   },
 });
 if (values.seed === 'tessera-1') console.warn('warning: tessera-1 is the seed the accuracy report is judged on; fit on another one');
@@ -37,6 +40,7 @@ const result = await runSimulation({
   browsers: Number(values.browsers),
   days: Number(values.days),
   concurrency: Number(values.concurrency),
+  visitorCookie: values['visitor-cookie'],
   onProgress: (done, total) => process.stderr.write(`  ${done}/${total} visits\r`),
   inspect: async (db) => {
     for (const row of await db.selectFrom('visitors').select(['visitor_id', 'profile']).execute()) {
@@ -54,7 +58,8 @@ const result = await runSimulation({
 function birthFromCreatingScore(score: number): number {
   const clamp = (p: number) => Math.min(1 - 1e-3, Math.max(1e-3, p));
   const logit = (p: number) => Math.log(clamp(p) / (1 - clamp(p)));
-  const m = ID_ORIGIN_MODEL;
+  // The model the service answered with (a same-origin request with the cookie: the cookie's).
+  const m = idOriginModel(values['visitor-cookie']);
   return 1 / (1 + Math.exp(-(logit(score) - m.intercept - m.creating) / m.birthLogit));
 }
 for (const r of result.records) {
@@ -83,5 +88,6 @@ for (const o of outcomes) {
 }
 const weights = fitLogistic(rows, outcomesOfRows);
 console.log(`${rows.length} answers with an ID created among look-alikes (${births.size} such IDs), ${(100 * outcomesOfRows.filter(Boolean).length / rows.length).toFixed(1)}% right`);
-console.log('ID_ORIGIN_MODEL weights:');
-names.forEach((name, i) => console.log(`  ${name}: ${weights[i]!.toFixed(3)},   (now ${ID_ORIGIN_MODEL[name]})`));
+const model = idOriginModel(values['visitor-cookie']);
+console.log(`${values['visitor-cookie'] ? 'ID_ORIGIN_MODEL_WITH_COOKIE' : 'ID_ORIGIN_MODEL'} weights:`);
+names.forEach((name, i) => console.log(`  ${name}: ${weights[i]!.toFixed(3)},   (now ${model[name]})`));

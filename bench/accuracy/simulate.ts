@@ -144,6 +144,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
             'x-forwarded-for': rendered.ip,
             'user-agent': rendered.userAgentHeader,
             'accept-language': rendered.acceptLanguage,
+            // The agent posts to the page's own origin: browsers mark that, and keep the cookie.
+            ...(visitorCookie ? { 'sec-fetch-site': 'same-origin' } : {}),
             ...(cookie ? { cookie: `${VISITOR_COOKIE_NAME}=${cookie}` } : {}),
           },
           body: JSON.stringify(request),

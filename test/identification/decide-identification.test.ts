@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { Signals } from '../../src/protocol/index.js';
 import { decideIdentification, type IdentificationFacts, type KnownVisitor } from '../../src/service/identification/decide-identification.js';
 import { extractFeatures } from '../../src/service/identification/features.js';
+import { ID_ORIGIN_MODEL, ID_ORIGIN_MODEL_WITH_COOKIE, idOriginProbability } from '../../src/service/identification/id-origin.js';
 import { addJar } from '../../src/service/identification/jars.js';
 import { MATCH_CONFIDENCE, type VisitContext } from '../../src/service/identification/matcher.js';
 import { emptyProfile, updateProfile } from '../../src/service/identification/profile.js';
@@ -110,6 +111,30 @@ describe('decideIdentification', () => {
       expect(() => decideIdentification(input)).not.toThrow();
       expect(JSON.stringify(input)).toBe(before);
     }
+  });
+
+  it("answers for an ID created among look-alikes by the cookie's model when the service's cookie can keep the token", () => {
+    const visitor = known('ContestedVisitor0000', [windowsChrome(), windowsChrome(), windowsChrome()]);
+    visitor.profile = { ...visitor.profile, contested: true, birth: 0.4 };
+    const scoreWith = (tokenCookie: boolean) => {
+      const plan = decideIdentification(facts({ visit: { ...visitOf(windowsChrome()), tokenCookie }, token: { visitor, jar: 'jar0000000' } }));
+      expect(plan).toMatchObject({ kind: 'link', path: 'token', visitor: { visitorId: 'ContestedVisitor0000' } });
+      return plan.confidence.score;
+    };
+    const models = [ID_ORIGIN_MODEL, ID_ORIGIN_MODEL_WITH_COOKIE].map((m) => idOriginProbability(0.4, 3, false, m));
+    // The two models differ here, so that the test tells which one answered.
+    expect(Math.abs(models[0]! - models[1]!)).toBeGreaterThan(0.05);
+    // The same token visit, judged alike: only the model differs.
+    expect(scoreWith(false) / models[0]!).toBeCloseTo(scoreWith(true) / models[1]!, 2);
+    // Creating a contested ID: the creating answer by the same model.
+    const lookalikes = [known('LookAlikeOne00000000', [iphone()]), known('LookAlikeTwo00000000', [iphone()])];
+    const created = (tokenCookie: boolean) =>
+      decideIdentification(facts({ visit: { ...visitOf(iphone()), network: 'v4:198.51.100', tokenCookie }, candidates: lookalikes, crowding: { d: 40 } }));
+    const [without, withCookie] = [created(false), created(true)];
+    if (without.kind !== 'create' || withCookie.kind !== 'create' || !without.profile.contested) throw new Error('expected a contested new visitor');
+    const birth = without.profile.birth!;
+    expect(without.confidence.score).toBeCloseTo(idOriginProbability(birth, 0, true, ID_ORIGIN_MODEL), 3);
+    expect(withCookie.confidence.score).toBeCloseTo(idOriginProbability(birth, 0, true, ID_ORIGIN_MODEL_WITH_COOKIE), 3);
   });
 
   it('is pure: the same facts give the same plan and the facts are left as they were', () => {

@@ -6,7 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSetCookie } from 'cookie';
+import { ID_ORIGIN_MODEL, ID_ORIGIN_MODEL_WITH_COOKIE, idOriginProbability } from '../../src/service/identification/id-origin.js';
+import { parseProfile } from '../../src/service/identification/profile.js';
 import { VISITOR_COOKIE_MAX_AGE_S, VISITOR_COOKIE_NAME } from '../../src/service/ingestion/visitor-cookie.js';
+import { kyselyOf } from '../../src/service/store/index.js';
 import { identifyRequest, postIdentify, sampleSignals } from '../helpers/identify-request.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
@@ -106,6 +109,44 @@ describe('the visitor cookie, on', () => {
     const refused = await postIdentify(t.url, identifyRequest('pk_unknown'));
     expect(refused.status).toBe(403);
     expect(setCookie(refused.headers)).toBeUndefined();
+  });
+});
+
+describe('the visitor cookie and the confidence of an ID created among look-alikes', () => {
+  let now = Date.UTC(2026, 0, 12, 9);
+  let t: TestService;
+  beforeAll(async () => {
+    t = await startTestService({ config: { visitorCookie: true, trustProxy: true }, clock: () => now });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it("answers a same-origin request (Sec-Fetch-Site) by the cookie's model, another by the agent's storage's", async () => {
+    // Machines of one image from one office, minutes apart: the later ones get IDs created among look-alikes.
+    const image = device();
+    const office = { 'X-Forwarded-For': '192.0.2.10' };
+    const ids: { visitor_id: string; token: string }[] = [];
+    for (let m = 0; m < 6; m++) {
+      now += 5 * 60_000;
+      ids.push((await postIdentify(t.url, identifyRequest(t.keys.publicKey, { signals: image.signals }), { headers: office })).json);
+    }
+    const rows = await kyselyOf(t.service.ctx.store).selectFrom('visitors').select(['visitor_id', 'profile', 'visit_count']).execute();
+    const contested = rows.map((r) => ({ ...r, profile: parseProfile(r.profile) })).find((r) => r.profile.contested && ids.some((i) => i.visitor_id === r.visitor_id));
+    if (!contested) throw new Error('no ID was created among look-alikes');
+    const birth = contested.profile.birth!;
+    const visits = Number(contested.visit_count);
+    const token = ids.filter((i) => i.visitor_id === contested.visitor_id).at(-1)!.token;
+
+    now += 60_000;
+    const same = await postIdentify(t.url, identifyRequest(t.keys.publicKey, { signals: image.signals, token }), { headers: { ...office, 'Sec-Fetch-Site': 'same-origin' } });
+    now += 60_000;
+    const cross = await postIdentify(t.url, identifyRequest(t.keys.publicKey, { signals: image.signals, token: same.json.token }), { headers: { ...office, 'Sec-Fetch-Site': 'cross-site' } });
+    expect([same.json.visitor_id, cross.json.visitor_id]).toEqual([contested.visitor_id, contested.visitor_id]);
+    // Both token visits are judged alike; what differs is the model of the ID's origin.
+    const cookieModel = idOriginProbability(birth, visits, false, ID_ORIGIN_MODEL_WITH_COOKIE);
+    const storageModel = idOriginProbability(birth, visits + 1, false, ID_ORIGIN_MODEL);
+    expect(same.json.confidence.score / cookieModel).toBeCloseTo(cross.json.confidence.score / storageModel, 2);
   });
 });
 

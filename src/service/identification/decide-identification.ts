@@ -13,7 +13,7 @@
  */
 import type { Confidence } from '../../protocol/index.js';
 import type { VisitorRecord } from '../store/visitors.js';
-import { idOriginProbability } from './id-origin.js';
+import { idOriginModel, idOriginProbability } from './id-origin.js';
 import { addJar, mergeJars, observeJarUse, type JarRecord } from './jars.js';
 import { confidenceOf, decideWithoutToken, judgeTokenVisit, MATCH_CONFIDENCE, type KeyCrowding, type MatchPath, type VisitContext } from './matcher.js';
 import { emptyProfile, profileFrom, updateProfile, type VisitorProfile } from './profile.js';
@@ -62,10 +62,10 @@ const REVOKED_JAR_COMMENT = 'this storage was proven to share its visitor ID wit
  * look-alikes existed may stand for a known browser that lost its storage (id-origin.ts); an
  * ID created for other reasons keeps the confidence of its creation (profile.birth).
  */
-function inherit(confidence: Confidence, visitor: KnownVisitor): Confidence {
+function inherit(visit: VisitContext, confidence: Confidence, visitor: KnownVisitor): Confidence {
   const { birth, contested } = visitor.profile;
   if (birth === undefined || (!contested && birth >= 1)) return confidence;
-  const origin = contested ? idOriginProbability(birth, visitor.visitCount, false) : birth;
+  const origin = contested ? idOriginProbability(birth, visitor.visitCount, false, idOriginModel(visit.tokenCookie)) : birth;
   const score = Math.round(confidence.score * origin * 1000) / 1000;
   // A guarded answer says why, unless its own path already did.
   if (origin < ORIGIN_COMMENT_BELOW && confidence.comment === undefined) return { ...confidence, score, comment: CONTESTED_ID_COMMENT };
@@ -116,7 +116,7 @@ function create(facts: IdentificationFacts, birth: Confidence, contested = false
     // A contested ID's creation weighed the look-alikes a relink would weigh (relinkCheckDue).
     ...(contested ? { contested: true as const, relinkCheckedAt: visit.now } : {}),
   };
-  const confidence = contested ? confidenceOf(idOriginProbability(birth.score, 0, true), birth.comment) : birth;
+  const confidence = contested ? confidenceOf(idOriginProbability(birth.score, 0, true, idOriginModel(visit.tokenCookie)), birth.comment) : birth;
   return { kind: 'create', visitorId: fresh.visitorId, profile, jar: fresh.jarId, confidence, path: 'new' };
 }
 
@@ -146,12 +146,12 @@ function decideIdentificationInner(facts: IdentificationFacts): IdentificationPl
     const weighed = facts.candidates.length > 0;
     if (weighed) {
       const relink = decideRelink({ visit, young: visitor, jar: facts.token.jar, candidates: facts.candidates, crowding: facts.crowding });
-      if (relink) return relinkTo(visit, relink.target, visitor, jar, inherit(confidenceOf(relink.score, relink.comment), relink.target));
+      if (relink) return relinkTo(visit, relink.target, visitor, jar, inherit(visit, confidenceOf(relink.score, relink.comment), relink.target));
     }
     const seen = observeJarUse(visitor.profile.jars ?? [], jar, visit.now, visit.features.privateMode);
     const twins = (visitor.profile.twins ?? 0) + (seen.conflict ? 1 : 0);
     // The token keeps its ID; a revoked jar's browser is the one that was linked by mistake.
-    const confidence = seen.revoked ? confidenceOf(MATCH_CONFIDENCE.revokedJar, REVOKED_JAR_COMMENT) : inherit(judgeTokenVisit(visit, visitor), visitor);
+    const confidence = seen.revoked ? confidenceOf(MATCH_CONFIDENCE.revokedJar, REVOKED_JAR_COMMENT) : inherit(visit, judgeTokenVisit(visit, visitor), visitor);
     return link(visit, visitor, { withToken: true, jar, jars: seen.jars, twins, confidence, path: 'token', relinkChecked: weighed });
   }
 
@@ -160,7 +160,7 @@ function decideIdentificationInner(facts: IdentificationFacts): IdentificationPl
     const visitor = facts.candidates.find((c) => c.visitorId === decision.visitorId)!;
     const jar = facts.fresh.jarId;
     const jars = addJar(visitor.profile.jars ?? [], jar, visit.now, visit.features.privateMode);
-    const confidence = inherit(decision.confidence, visitor);
+    const confidence = inherit(visit, decision.confidence, visitor);
     return link(visit, visitor, { withToken: false, jar, jars, twins: visitor.profile.twins ?? 0, confidence, path: decision.path });
   }
   return create(facts, decision.confidence, decision.contested);

@@ -44,6 +44,8 @@ export interface IdentifyInput {
    * ahead with the visitor (one round trip) and handed back as `activity`.
    */
   activity?: ActivityAhead;
+  /** The service's cookie can keep this browser's token (VisitContext.tokenCookie). */
+  tokenCookie?: boolean;
 }
 
 export interface IdentifyOutcome {
@@ -119,7 +121,7 @@ export function createIdentifier(opts: { store: Store; tokenSecret: Uint8Array }
 
   const plan = async (input: IdentifyInput): Promise<{ outcome: IdentifyOutcome; write: VisitorWrite; activity?: PrefetchedActivity }> => {
     const features = extractFeatures(input.signals);
-    const context: VisitContext = { features, network: networkPrefix(input.ip), now: input.now };
+    const context: VisitContext = { features, network: networkPrefix(input.ip), now: input.now, ...(input.tokenCookie && { tokenCookie: true }) };
     const keys = lookupKeys(features, context.network);
     const claims = input.token ? await tokens.verify(input.token, input.workspaceId, input.now) : null;
 

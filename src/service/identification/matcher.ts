@@ -45,6 +45,11 @@ export interface VisitContext {
    * the visitors of this network were also seen, when few visitors use them. Absent when not read.
    */
   household?: readonly HouseholdNetwork[];
+  /**
+   * The service's cookie can keep this browser's token (`--visitor-cookie` and a same-origin
+   * request): picks the ID-origin model (id-origin.ts). Absent: the agent's storage alone.
+   */
+  tokenCookie?: boolean;
 }
 
 /**

@@ -98,6 +98,9 @@ export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: Service
     const ahead = { ip, linkedId: body.linked_id, requestHash: hash, replaySince: now - REPLAY_WINDOW_MS, now };
     // The body's token first (the agent's storage); the visitor cookie when the storage is gone.
     const token = body.token ?? (ctx.config.visitorCookie ? visitorCookieToken(request.headers.cookie) : undefined);
+    // Browsers keep the cookie only for a request from the page's own origin, which they mark
+    // (Sec-Fetch-Site); the confidence model follows whether the token could outlive script storage.
+    const tokenCookie = ctx.config.visitorCookie && request.headers['sec-fetch-site'] === 'same-origin';
     const planned = await ctx.identifier.plan({
       workspaceId: key.workspace_id,
       signals: body.signals,
@@ -105,6 +108,7 @@ export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: Service
       ip,
       now,
       activity: ahead,
+      tokenCookie,
     });
     const { outcome, write: visitorWrite } = planned;
     ctx.metrics.identified(outcome.path);
