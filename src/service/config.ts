@@ -32,7 +32,11 @@ export interface ServiceConfig {
    * origin (a proxied path): such a cookie outlives WebKit's seven-day limit on script storage.
    */
   visitorCookie?: boolean;
-  /** Origin baked into CDN builds; default: derived from each request. */
+  /**
+   * The URL pages reach the service at, baked into CDN builds as their endpoint: an origin, or an
+   * origin and the path a site proxies to the service (`https://shop.example/tessera`); default:
+   * the origin of each request.
+   */
   publicUrl?: string;
   /**
    * Base64 of 32 bytes: encrypts encryption-key values at rest. Required with PostgreSQL to use
@@ -128,8 +132,23 @@ export function resolveConfig(config: ServiceConfig = {}): ResolvedConfig {
   if (!(resolved.maxConnections > 0)) throw new Error(`max connections must be positive (got ${resolved.maxConnections})`);
   if (!(resolved.retentionDays > 0)) throw new Error(`retention days must be positive (got ${resolved.retentionDays})`);
   if (!(resolved.webhookRetentionDays > 0)) throw new Error(`webhook retention days must be positive (got ${resolved.webhookRetentionDays})`);
-  if (resolved.publicUrl) resolved.publicUrl = new URL(resolved.publicUrl).origin;
+  if (resolved.publicUrl) resolved.publicUrl = publicBaseUrl(resolved.publicUrl);
   return resolved;
+}
+
+/** `value` as the service's public URL: an http(s) origin and path, without a trailing slash. */
+export function publicBaseUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`public URL must be an absolute http or https URL (got "${value}")`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`public URL must be http or https (got "${value}")`);
+  // Not echoed: it would print the password.
+  if (url.username || url.password) throw new Error('public URL must not carry credentials');
+  if (url.search || url.hash) throw new Error(`public URL must be an origin and a path, without a query or fragment (got "${value}")`);
+  return url.origin + url.pathname.replace(/\/+$/, '');
 }
 
 /** 127.0.0.0/8, ::1 (also IPv4-mapped) and localhost: only this machine can connect. */

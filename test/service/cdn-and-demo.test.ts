@@ -67,14 +67,20 @@ describe.each(ENGINES)('CDN route and demo page (%s)', (engine) => {
     expect(iife).toMatch(/Tessera/);
   });
 
-  it('bakes the configured public URL instead of the request origin', async () => {
-    const proxied = await startTestService({ engine, config: { publicUrl: 'https://id.shop.example/some/path' } });
-    try {
-      const body = await (await fetch(`${proxied.url}/v4/${proxied.keys.publicKey}`)).text();
-      expect(body).toContain('https://id.shop.example/');
-      expect(body).not.toContain(proxied.url);
-    } finally {
-      await proxied.close();
+  it('bakes the configured public URL instead of the request origin, with its path (a site proxying a path of its own)', async () => {
+    for (const [publicUrl, baked] of [
+      ['https://id.shop.example', 'https://id.shop.example/'],
+      ['https://shop.example/tessera/', 'https://shop.example/tessera/'],
+    ] as const) {
+      const proxied = await startTestService({ engine, config: { publicUrl } });
+      try {
+        const body = await (await fetch(`${proxied.url}/v4/${proxied.keys.publicKey}`)).text();
+        expect(body).toContain(JSON.stringify(baked).slice(1, -1));
+        expect(body).not.toContain(proxied.url);
+        if (baked.endsWith('/tessera/')) expect(body).not.toContain('https://shop.example/"');
+      } finally {
+        await proxied.close();
+      }
     }
   });
 

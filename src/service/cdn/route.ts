@@ -1,6 +1,6 @@
 /**
  * `GET /v4/<public key>` (ESM) and `GET /v4/<public key>/iife.js`: the agent with the key and
- * this service's origin baked in, so a page needs no options. Cacheable (ETag, max-age);
+ * this service's URL baked in, so a page needs no options. Cacheable (ETag, max-age);
  * unknown or disabled keys get a 404 with a JSON error.
  */
 import { join } from 'node:path';
@@ -16,8 +16,11 @@ const AGENT_NOT_BUILT = { status: 503, code: 'agent_not_built', message: 'the ag
 
 export const CDN_CACHE_CONTROL = 'public, max-age=3600, stale-while-revalidate=86400';
 
-/** The origin pages reach this service at: configured, or the request's (Host, or X-Forwarded-* with trustProxy). */
-export function serviceOrigin(ctx: ServiceContext, request: FastifyRequest): string {
+/**
+ * The URL pages reach this service at, without a trailing slash: configured (an origin, or an
+ * origin and a proxied path), or the request's origin (Host, or X-Forwarded-* with trustProxy).
+ */
+export function serviceBaseUrl(ctx: ServiceContext, request: FastifyRequest): string {
   if (ctx.config.publicUrl) return ctx.config.publicUrl;
   return new URL(`${request.protocol}://${request.host}`).origin;
 }
@@ -32,13 +35,13 @@ export async function cdnRoutes(app: FastifyInstance, opts: { ctx: ServiceContex
     const apiKey = request.params.key;
     const key = await findApiKeyWithRegionCached(ctx.store, apiKey);
     if (!key || key.type !== 'public' || key.status !== 'enabled') throw new NotFound(KEY_NOT_FOUND);
-    let origin: string;
+    let base: string;
     try {
-      origin = serviceOrigin(ctx, request);
+      base = serviceBaseUrl(ctx, request);
     } catch {
       throw new ApiError(COMMON_ERRORS.badRequest, 'invalid Host header');
     }
-    const bundle = await bundles.get(format, apiKey, `${origin}/`);
+    const bundle = await bundles.get(format, apiKey, `${base}/`);
     if (!bundle) {
       const message = `the agent build dist/agent/${BUNDLE_FILES[format]} is missing: run "npm run build" in the service's directory`;
       throw new ApiError(AGENT_NOT_BUILT, message, { retryAfter: 30 });
