@@ -48,6 +48,15 @@ const BENCHES: BenchSpec[] = [
   { name: 'features-overhead', title: 'Features overhead', script: 'bench/features-overhead.ts', args: [], owner: 'service', timeoutMinutes: 20 },
   { name: 'postgres-scaling', title: 'Service processes on one PostgreSQL', script: 'bench/postgres-scaling.ts', args: [], owner: 'service', timeoutMinutes: 20 },
   { name: 'accuracy', title: 'Identification accuracy', script: 'bench/accuracy/run.ts', args: (values['accuracy-args'] ?? '').split(/\s+/).filter(Boolean), owner: 'accuracy', timeoutMinutes: 180 },
+  // The same population with the service's cookie (the agent posting to the site's own origin).
+  {
+    name: 'accuracy-visitor-cookie',
+    title: 'Identification accuracy with --visitor-cookie',
+    script: 'bench/accuracy/run.ts',
+    args: ['--visitor-cookie', ...(values['accuracy-args'] ?? '').split(/\s+/).filter(Boolean)],
+    owner: 'accuracy',
+    timeoutMinutes: 180,
+  },
 ];
 
 type Outcome =

@@ -1,7 +1,7 @@
 /**
  * `npm run bench:accuracy [-- --browsers N --days D --seed S --concurrency C --quick --match name=value --visitor-cookie]`
  * Simulates the population, runs it through the real service, prints the report and writes
- * bench/.out/accuracy.json. Default: 20,000 browsers over 90 simulated days; --quick: 2,000
+ * bench/.out/accuracy.json (accuracy-visitor-cookie.json with --visitor-cookie). Default: 20,000 browsers over 90 simulated days; --quick: 2,000
  * browsers over 30 days. --match (repeatable) changes a matcher tunable for the run
  * (match-overrides.ts); the report names it. The holdout seed runs in a child process of its
  * own, beside the main seed, on a machine with more than one core (on two cores a run took
@@ -124,5 +124,11 @@ if (holdout) {
   console.log(`\n${comparison}`);
   markdown += `\n\n${comparison}`;
 }
-const file = writeBenchOutput({ name: 'accuracy', title: 'Identification accuracy', markdown, figures: { ...main.report, ...(holdout ? { holdout: holdout.report } : {}) } });
+const file = writeBenchOutput({
+  ...(visitorCookie
+    ? { name: 'accuracy-visitor-cookie', title: 'Identification accuracy with --visitor-cookie' }
+    : { name: 'accuracy', title: 'Identification accuracy' }),
+  markdown,
+  figures: { ...main.report, ...(holdout ? { holdout: holdout.report } : {}) },
+});
 console.log(`\nwrote ${file}`);
