@@ -30,6 +30,8 @@ const { values } = parseArgs({
 });
 if (values.seed === 'tessera-1') console.warn('warning: tessera-1 is the seed the accuracy report is judged on; fit on another one');
 
+/** The model the service answered with (with the cookie, every request is same-origin: the cookie's). */
+const model = idOriginModel(values['visitor-cookie']);
 /** Posterior at creation of every visitor created among look-alikes. */
 const births = new Map<string, number>();
 /** IDs relinked to an earlier one (their rows are gone). */
@@ -58,9 +60,7 @@ const result = await runSimulation({
 function birthFromCreatingScore(score: number): number {
   const clamp = (p: number) => Math.min(1 - 1e-3, Math.max(1e-3, p));
   const logit = (p: number) => Math.log(clamp(p) / (1 - clamp(p)));
-  // The model the service answered with (a same-origin request with the cookie: the cookie's).
-  const m = idOriginModel(values['visitor-cookie']);
-  return 1 / (1 + Math.exp(-(logit(score) - m.intercept - m.creating) / m.birthLogit));
+  return 1 / (1 + Math.exp(-(logit(score) - model.intercept - model.creating) / model.birthLogit));
 }
 for (const r of result.records) {
   if (r.serviceId !== null && absorbed.has(r.serviceId) && !births.has(r.serviceId) && r.score !== undefined) births.set(r.serviceId, birthFromCreatingScore(r.score));
@@ -88,6 +88,5 @@ for (const o of outcomes) {
 }
 const weights = fitLogistic(rows, outcomesOfRows);
 console.log(`${rows.length} answers with an ID created among look-alikes (${births.size} such IDs), ${(100 * outcomesOfRows.filter(Boolean).length / rows.length).toFixed(1)}% right`);
-const model = idOriginModel(values['visitor-cookie']);
 console.log(`${values['visitor-cookie'] ? 'ID_ORIGIN_MODEL_WITH_COOKIE' : 'ID_ORIGIN_MODEL'} weights:`);
 names.forEach((name, i) => console.log(`  ${name}: ${weights[i]!.toFixed(3)},   (now ${model[name]})`));

@@ -21,8 +21,8 @@ import { findApiKeyByToken, setApiKeyRateLimit } from '../../src/service/store/a
 import { kyselyOf } from '../../src/service/store/index.js';
 import type { Database } from '../../src/service/store/schema.js';
 import { networkPrefix } from '../../src/service/identification/network.js';
-import { parseSetCookie } from 'cookie';
 import { VISITOR_COOKIE_NAME } from '../../src/service/ingestion/visitor-cookie.js';
+import { visitorCookieSet } from '../../test/helpers/identify-request.js';
 import { attainableVisitorIds, comparableSignalIds, cookieOnlyVisitorId, exactHashVisitorId, oracleVisitorIds, type AttainableVisit } from './baselines.js';
 import type { VisitCondition } from './metrics.js';
 import { generatePopulation, type Population } from './population.js';
@@ -158,8 +158,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
           tokens.set(visit.jar, body.token);
           if (visitorCookie) {
             // What the browser keeps is what the service's Set-Cookie says.
-            const set = res.headers.getSetCookie().find((c) => c.startsWith(`${VISITOR_COOKIE_NAME}=`));
-            const value = set && parseSetCookie(set).value;
+            const value = visitorCookieSet(res.headers)?.value;
             if (!value) throw new Error('the service set no visitor cookie');
             cookies.set(visit.cookieJar, value);
           }

@@ -80,7 +80,7 @@ describe.each([true, false])('the demo page with --visitor-cookie %s, after its 
     if (visitorCookie) {
       expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
       // Page scripts cannot read it.
-      expect(await page.evaluate(() => document.cookie)).not.toContain('tessera_vid');
+      expect(await page.evaluate(() => document.cookie)).not.toContain(VISITOR_COOKIE_NAME);
     } else {
       expect(cookie).toBeUndefined();
     }

@@ -1,5 +1,7 @@
 /** Realistic agent requests for integration tests, and a tiny client that posts them like the agent. */
+import { parseSetCookie, type SetCookie } from 'cookie';
 import type { IdentifyRequest, Signals } from '../../src/protocol/index.js';
+import { VISITOR_COOKIE_NAME } from '../../src/service/ingestion/visitor-cookie.js';
 
 export const CHROME_UA =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
@@ -68,4 +70,10 @@ export async function postIdentify(
     json = text;
   }
   return { status: response.status, headers: response.headers, json };
+}
+
+/** The visitor cookie (`--visitor-cookie`) a response sets, parsed as a browser reads it; undefined when it sets none. */
+export function visitorCookieSet(headers: Headers): SetCookie | undefined {
+  const line = headers.getSetCookie().find((c) => c.startsWith(`${VISITOR_COOKIE_NAME}=`));
+  return line === undefined ? undefined : parseSetCookie(line);
 }

@@ -77,7 +77,6 @@ describe.each(ENGINES)('CDN route and demo page (%s)', (engine) => {
         const body = await (await fetch(`${proxied.url}/v4/${proxied.keys.publicKey}`)).text();
         expect(body).toContain(JSON.stringify(baked).slice(1, -1));
         expect(body).not.toContain(proxied.url);
-        if (baked.endsWith('/tessera/')) expect(body).not.toContain('https://shop.example/"');
       } finally {
         await proxied.close();
       }

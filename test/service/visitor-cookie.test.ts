@@ -5,12 +5,11 @@
  * read in the route before the store is involved, so one engine covers it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseSetCookie } from 'cookie';
 import { ID_ORIGIN_MODEL, ID_ORIGIN_MODEL_WITH_COOKIE, idOriginProbability } from '../../src/service/identification/id-origin.js';
 import { parseProfile } from '../../src/service/identification/profile.js';
 import { VISITOR_COOKIE_MAX_AGE_S, VISITOR_COOKIE_NAME } from '../../src/service/ingestion/visitor-cookie.js';
 import { kyselyOf } from '../../src/service/store/index.js';
-import { identifyRequest, postIdentify, sampleSignals } from '../helpers/identify-request.js';
+import { identifyRequest, postIdentify, sampleSignals, visitorCookieSet } from '../helpers/identify-request.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
 /**
@@ -38,12 +37,6 @@ function device(macOs = false): { signals: ReturnType<typeof sampleSignals>; hea
   return { signals, headers: { 'X-Forwarded-For': `203.0.${Math.floor(n / 250)}.${n % 250}` } };
 }
 
-/** The visitor cookie a response sets, parsed; undefined when it sets none. */
-function setCookie(headers: Headers) {
-  const line = headers.getSetCookie().find((c) => c.startsWith(`${VISITOR_COOKIE_NAME}=`));
-  return line === undefined ? undefined : parseSetCookie(line);
-}
-
 /** `headers` with a Cookie header that holds the visitor cookie among others. */
 const withCookie = (headers: Record<string, string>, token: string) => ({ ...headers, Cookie: `_ga=GA1.2.3; ${VISITOR_COOKIE_NAME}=${token}; theme=dark` });
 
@@ -59,14 +52,14 @@ describe('the visitor cookie, on', () => {
   it('sets the token as an HttpOnly, SameSite=Lax cookie for 400 days, Secure only over HTTPS', async () => {
     const plain = await postIdentify(t.url, identifyRequest(t.keys.publicKey));
     expect(plain.status).toBe(200);
-    const cookie = setCookie(plain.headers);
+    const cookie = visitorCookieSet(plain.headers);
     expect(cookie).toMatchObject({ name: VISITOR_COOKIE_NAME, value: plain.json.token, maxAge: VISITOR_COOKIE_MAX_AGE_S, httpOnly: true, sameSite: 'lax' });
     expect(cookie?.secure).toBeFalsy();
     // No Path: the browser scopes it to the path the agent posted to.
     expect(cookie?.path).toBeUndefined();
 
     const https = await postIdentify(t.url, identifyRequest(t.keys.publicKey), { headers: { 'X-Forwarded-Proto': 'https' } });
-    expect(setCookie(https.headers)).toMatchObject({ value: https.json.token, secure: true, httpOnly: true });
+    expect(visitorCookieSet(https.headers)).toMatchObject({ value: https.json.token, secure: true, httpOnly: true });
   });
 
   it('keeps the visitor ID of a visit whose storage is gone but whose cookie came back', async () => {
@@ -76,7 +69,7 @@ describe('the visitor cookie, on', () => {
     const back = await postIdentify(t.url, identifyRequest(t.keys.publicKey, { signals: other.signals }), { headers: withCookie(other.headers, first.json.token) });
     expect(back.status).toBe(200);
     expect(back.json).toMatchObject({ visitor_id: first.json.visitor_id, visitor_found: true });
-    expect(setCookie(back.headers)?.value).toBe(back.json.token);
+    expect(visitorCookieSet(back.headers)?.value).toBe(back.json.token);
   });
 
   it("prefers the token in the body (the agent's storage) to the cookie's", async () => {
@@ -87,7 +80,7 @@ describe('the visitor cookie, on', () => {
     const visit = await postIdentify(t.url, identifyRequest(t.keys.publicKey, { signals: pc.signals, token: b.json.token }), { headers: withCookie(pc.headers, a.json.token) });
     expect(visit.json.visitor_id).toBe(b.json.visitor_id);
     // The cookie now holds the token of the visitor the answer names.
-    expect(setCookie(visit.headers)?.value).toBe(visit.json.token);
+    expect(visitorCookieSet(visit.headers)?.value).toBe(visit.json.token);
   });
 
   it('treats a forged cookie as no token: an answer, a new visitor, a cookie of its own', async () => {
@@ -101,14 +94,14 @@ describe('the visitor cookie, on', () => {
       const visit = await postIdentify(t.url, identifyRequest(t.keys.publicKey, { signals: other.signals }), { headers: withCookie(other.headers, token) });
       expect(visit.status).toBe(200);
       expect(visit.json.visitor_id).not.toBe(genuine.json.visitor_id);
-      expect(setCookie(visit.headers)?.value).toBe(visit.json.token);
+      expect(visitorCookieSet(visit.headers)?.value).toBe(visit.json.token);
     }
   });
 
   it('sets no cookie on a refused request', async () => {
     const refused = await postIdentify(t.url, identifyRequest('pk_unknown'));
     expect(refused.status).toBe(403);
-    expect(setCookie(refused.headers)).toBeUndefined();
+    expect(visitorCookieSet(refused.headers)).toBeUndefined();
   });
 });
 
