@@ -113,10 +113,10 @@ export async function ingestionRoutes(app: FastifyInstance, opts: { ctx: Service
     const { outcome, write: visitorWrite } = planned;
     ctx.metrics.identified(outcome.path);
 
-    const recent = { workspaceId: key.workspace_id, visitorId: outcome.visitorId, ip, linkedId: body.linked_id, now };
+    const recent = { workspaceId: key.workspace_id, visitorId: outcome.visitorId, ip, linkedId: body.linked_id, requestHash: hash, replaySince: ahead.replaySince, now };
     const activity = await readRecentActivity(
       ctx.store,
-      { ...ahead, ...recent },
+      recent,
       planned.activity && { ...planned.activity, newVisitor: !outcome.visitorFound },
     );
     const velocity = computeVelocity(activity, recent);

@@ -129,8 +129,9 @@ function insertOnPostgres(store: Store, write: EventWrite): Promise<void> {
  * the deliveries come as JSON arrays (`deliveries` and their `delivery_payloads`, possibly empty), so that the statement's
  * text is the same for every visit and compiles once.
  */
+const EVENT_VALUE = 'event_';
 const insertEventRow: VisitorStatement = (qc, p) =>
-  qc.insertInto('events').values(Object.fromEntries(EVENT_COLUMNS.map((column) => [column, p(`event_${column}`)])) as EventsTable);
+  qc.insertInto('events').values(Object.fromEntries(EVENT_COLUMNS.map((column) => [column, p(EVENT_VALUE + column)])) as EventsTable);
 const insertDeliveriesFromJson: VisitorStatement = (qc, p) =>
   qc
     .insertInto('webhook_deliveries')
@@ -160,8 +161,15 @@ async function writeVisitWithEvent(store: Store, visitor: VisitorWrite, write: E
       await writeEvents(trx, [write]);
     });
   } else {
-    const eventValues = Object.fromEntries(Object.entries(write.row).map(([column, value]) => [`event_${column}`, value]));
-    await visitWithEventOnPostgres[visitor.kind](store, { ...visitor.values, ...eventValues, deliveries: JSON.stringify(write.deliveries.rows), delivery_payloads: JSON.stringify(write.deliveries.payloads) });
+    const deliveries = JSON.stringify(write.deliveries.rows);
+    const deliveryPayloads = JSON.stringify(write.deliveries.payloads);
+    // Each value read where it is (prepared-query.ts PreparedValues), not merged into one object.
+    await visitWithEventOnPostgres[visitor.kind](store, (name) => {
+      if (name.startsWith(EVENT_VALUE)) return write.row[name.slice(EVENT_VALUE.length) as keyof EventsTable];
+      if (name === 'deliveries') return deliveries;
+      if (name === 'delivery_payloads') return deliveryPayloads;
+      return visitor.values[name];
+    });
   }
 }
 

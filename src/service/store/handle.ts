@@ -26,10 +26,18 @@ export interface PoolCounters {
   waitingCount: number;
 }
 
+/**
+ * The named values of one call: an object holding them, or a function from a value's name to
+ * the value. The function is for a statement whose values come from several objects: merging
+ * them into one with spreads took about 30 µs and left about 20 KB of garbage per call for the
+ * 35 values of a visit written with its event (Node 20), more than the rest of that write.
+ */
+export type PreparedValues = object | ((name: string) => unknown);
+
 /** A hot statement compiled once per store (prepared-query.ts). */
 export interface CompiledPrepared {
   query: CompiledQuery<unknown>;
-  bind: (values: object) => unknown[];
+  bind: (values: PreparedValues) => unknown[];
 }
 
 /** What one store instance keeps between statements; shared by the store and its transactions. */

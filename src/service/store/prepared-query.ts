@@ -10,7 +10,7 @@
  * partitions) is a variant of its own; no multi-row inserts, no optional clauses.
  */
 import type { CompiledQuery, Kysely } from 'kysely';
-import { internalsOf, type CompiledPrepared, type Store } from './handle.js';
+import { internalsOf, type CompiledPrepared, type PreparedValues, type Store } from './handle.js';
 import { nameStatement } from './pg-named-statements.js';
 import type { Database } from './schema.js';
 
@@ -18,7 +18,7 @@ import type { Database } from './schema.js';
  * Runs the statement on `store` (or a transaction of it) with the named values; resolves to the
  * rows. `variant` picks one of the statement's texts (see prepareQuery); it defaults to ''.
  */
-export type PreparedQuery<R> = (store: Store, values: object, variant?: Variant) => Promise<R[]>;
+export type PreparedQuery<R> = (store: Store, values: PreparedValues, variant?: Variant) => Promise<R[]>;
 
 /**
  * One of a statement's texts, built by passing `key` to its build function (the partitions of
@@ -62,7 +62,10 @@ export function prepareQuery<R>(
       const query = build(db, (name) => new Param(name), variant.key).compile(db);
       // Constants the builder put into parameters stay as they are; markers take the value.
       const slots = query.parameters.map((p) => (p instanceof Param ? p.name : { constant: p }));
-      const bind = (v: object) => slots.map((slot) => (typeof slot === 'string' ? (v as Record<string, unknown>)[slot] : slot.constant));
+      const bind = (v: PreparedValues): unknown[] => {
+        const value = typeof v === 'function' ? (v as (name: string) => unknown) : (name: string) => (v as Record<string, unknown>)[name];
+        return slots.map((slot) => (typeof slot === 'string' ? value(slot) : slot.constant));
+      };
       prepared = { query, bind };
       variants.set(variant.key, prepared);
       // Its text is fixed: PostgreSQL may keep it parsed and planned (pg-named-statements.ts).
