@@ -118,7 +118,7 @@ const publishedSections = existsSync(reportPath) ? earlierSections(readFileSync(
 function earlierOutput(spec: BenchSpec): Outcome {
   const outFile = join(BENCH_OUT_DIR, `${spec.name}.json`);
   if (!existsSync(outFile)) {
-    const published = publishedSections.get(spec.script);
+    const published = publishedSections.get(spec.title);
     return published ? { status: 'earlier', ...published } : { status: 'not-run' };
   }
   try {

@@ -20,6 +20,7 @@ const report = [
   '| Service throughput | `bench/service-throughput.ts` | from an earlier run (2026-11-24 09:30 UTC), not re-run this time |',
   '| Server API latency | `bench/server-api-latency.ts` | not run (excluded with --only) |',
   '| Identification accuracy | `bench/accuracy/run.ts --quick` | ok (60 s) |',
+  '| Identification accuracy with --visitor-cookie | `bench/accuracy/run.ts --visitor-cookie --quick` | ok (61 s) |',
   '',
   '## Agent size',
   '',
@@ -41,13 +42,17 @@ const report = [
   '',
   'Re-identified: 70%.',
   '',
+  '## Identification accuracy with --visitor-cookie',
+  '',
+  'Re-identified: 76%.',
+  '',
 ].join('\n');
 
 describe('earlierSections', () => {
   const sections = earlierSections(report);
 
   it('keeps a section measured in that run, dated by the report', () => {
-    expect(sections.get('bench/size.ts')).toEqual({
+    expect(sections.get('Agent bundle size')).toEqual({
       title: 'Agent size',
       generatedAt: '2026-11-25T14:08:00.000Z',
       markdown: '| Build | gzip |\n| --- | ---: |\n| cdn | 7.6 KB |',
@@ -55,20 +60,21 @@ describe('earlierSections', () => {
   });
 
   it('keeps an earlier section with its own date and without the earlier-run note', () => {
-    expect(sections.get('bench/service-throughput.ts')).toEqual({
+    expect(sections.get('Service throughput')).toEqual({
       title: 'Service throughput (ingestion)',
       generatedAt: '2026-11-24T09:30:00.000Z',
       markdown: '1,000 per second.',
     });
   });
 
-  it('names a benchmark by its script even when the row gives arguments', () => {
-    expect(sections.get('bench/accuracy/run.ts')?.markdown).toBe('Re-identified: 70%.');
+  it('names a benchmark by its Summary name: two benchmarks of one script keep their own sections', () => {
+    expect(sections.get('Identification accuracy')?.markdown).toBe('Re-identified: 70%.');
+    expect(sections.get('Identification accuracy with --visitor-cookie')?.markdown).toBe('Re-identified: 76%.');
   });
 
   it('leaves out a benchmark that has no figures', () => {
-    expect(sections.has('bench/server-api-latency.ts')).toBe(false);
-    expect(sections.size).toBe(3);
+    expect(sections.has('Server API latency')).toBe(false);
+    expect(sections.size).toBe(4);
   });
 
   it('reads back the status and note bench/run-all.ts writes for an earlier section', () => {
@@ -76,7 +82,7 @@ describe('earlierSections', () => {
     const written = report
       .replace('| Agent bundle size | `bench/size.ts` | ok (3 s) |', `| Agent bundle size | \`bench/size.ts\` | ${status} |`)
       .replace('## Agent size\n', `## Agent size\n\n*${status}.*\n`);
-    expect(earlierSections(written).get('bench/size.ts')).toEqual({
+    expect(earlierSections(written).get('Agent bundle size')).toEqual({
       title: 'Agent size',
       generatedAt: '2026-11-20T07:45:00.000Z',
       markdown: '| Build | gzip |\n| --- | ---: |\n| cdn | 7.6 KB |',
