@@ -222,7 +222,7 @@ describe('migration 012-partitioned-events (postgres)', () => {
     const before = await db.selectFrom('events').selectAll().orderBy('event_id').execute();
     expect(before).toHaveLength(times.length);
 
-    expect(await store.migrate()).toEqual(['010-delivery-event-index', '011-cache-generation', '012-partitioned-events', '013-visitor-links', '014-delivery-payloads', '015-sqlite-time-index', '016-lz4-event-payloads']);
+    expect(await store.migrate()).toEqual(['010-delivery-event-index', '011-cache-generation', '012-partitioned-events', '013-visitor-links', '014-delivery-payloads', '015-sqlite-time-index', '016-lz4-event-payloads', '017-visitor-keys-by-visitor']);
     const after = await db.selectFrom('events').selectAll().orderBy('event_id').execute();
     expect(after).toEqual(before);
 

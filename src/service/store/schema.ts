@@ -112,7 +112,9 @@ export interface VisitorsTable {
 
 /**
  * Blocking keys: several hashes of stable signal subsets per visitor, so that a visit whose
- * token is gone finds its candidates through an index even when one component drifted.
+ * token is gone finds its candidates through an index even when one component drifted. Keyed
+ * by (workspace, visitor, key), so that a visitor's keys share a page (migration 017); the
+ * lookup index (workspace, key, last_seen_at) finds a key's visitors.
  */
 export interface VisitorKeysTable {
   workspace_id: string;

@@ -19,6 +19,7 @@ import * as visitorLinks from './013-visitor-links.js';
 import * as deliveryPayloads from './014-delivery-payloads.js';
 import * as sqliteTimeIndex from './015-sqlite-time-index.js';
 import * as lz4EventPayloads from './016-lz4-event-payloads.js';
+import * as visitorKeysByVisitor from './017-visitor-keys-by-visitor.js';
 
 export const migrations: Record<string, Migration> = {
   '001-core': core,
@@ -37,6 +38,7 @@ export const migrations: Record<string, Migration> = {
   '014-delivery-payloads': deliveryPayloads,
   '015-sqlite-time-index': sqliteTimeIndex,
   '016-lz4-event-payloads': lz4EventPayloads,
+  '017-visitor-keys-by-visitor': visitorKeysByVisitor,
 };
 
 export const migrationProvider: MigrationProvider = {
