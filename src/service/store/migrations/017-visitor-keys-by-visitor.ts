@@ -14,8 +14,9 @@
  * the visitor ID too. The upsert's conflict target names the same three columns, in any order.
  *
  * SQLite cannot change a WITHOUT ROWID table's key: the table is copied into a new one, in one
- * write transaction (all or nothing, and another process's migration waits for it, then finds
- * the work done). A million keys (about 125,000 visitors) took 2.7 s on a two-core machine
+ * write transaction: all or nothing, and another process migrating the same file waits for its
+ * write lock, then finds the work done (it waits 5 s at most, sqlite-writer.ts: after a longer
+ * copy its start fails, and its next start finds the migration recorded). A million keys (about 125,000 visitors) took 2.7 s on a two-core machine
  * (2026-12-03), and the copy needs the table's size in free disk space meanwhile. PostgreSQL
  * swaps the constraint in place, the table locked while it builds the new key (1.8 s there).
  */
