@@ -118,8 +118,8 @@ export function openDatabase(opts: OpenDatabaseOptions): OpenedDatabase {
   // syscall per page) keep that cheap on a large database. The map asks for more than SQLite
   // maps (MMAP_ALL) since the pages past the map's end are read into the small cache below, and
   // that is where a growing database adds its new pages, the ones the reads want most: with a
-  // 1 GiB map on a database of 1M events (about 2 GB), the candidates' rows took 206 and 217 µs a
-  // read, against 165 and 191 µs with all of it mapped (two alternated runs of the service
+  // 1 GiB map on a database of 1M events (2 GB or more), the candidates' rows took 206 and 217 µs a
+  // read, against 165 and 191 µs with 2 GiB mapped (two alternated runs of the service
   // benchmark, 2026-12-03); writes did not change. The page cache stays small (8 MiB):
   // while the database is under 1 GiB, nearly every commit makes SQLite walk the cache's whole
   // hash table (a B-tree split parks a page at the page number just past 1 GiB, and the end of
