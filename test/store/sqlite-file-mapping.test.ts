@@ -1,8 +1,8 @@
 /**
  * How a store reads its SQLite file (store/database.ts): memory-mapped, as much of it as SQLite
- * maps, when it is the only process writing it, read page by page when it is one of several workers writing it (SQLite
- * unmaps the whole file whenever another connection has committed). Either way, what one
- * connection commits, the other reads.
+ * maps, when it is the only process writing it; read page by page when it is one of several
+ * workers writing it (SQLite unmaps the whole file whenever another connection has committed).
+ * Either way, what one connection commits, the other reads.
  */
 import { sql } from 'kysely';
 import { afterAll, expect, it } from 'vitest';

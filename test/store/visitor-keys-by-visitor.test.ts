@@ -87,8 +87,14 @@ describe.each(ENGINES)('migration 017-visitor-keys-by-visitor (%s)', (engine) =>
     expect(await indexes(db, engine)).toEqual(['visitor_keys_lookup', 'visitor_keys_visitor']);
     expect(await allRows(db)).toEqual(before);
   });
+});
 
-  it.runIf(engine === 'sqlite')('reads a visitor\'s keys through the primary key and a key\'s visitors through the lookup index', async () => {
+// SQLite's plans and its guarded copy; PostgreSQL swaps the key inside the migrator's transaction and lock.
+describe('migration 017-visitor-keys-by-visitor (sqlite)', () => {
+  const openFresh = freshStores();
+  const engine = 'sqlite';
+
+  it('reads a visitor\'s keys through the primary key and a key\'s visitors through the lookup index', async () => {
     const { store } = await openFresh(engine);
     await store.migrate();
     const db = kyselyOf(store);
@@ -100,7 +106,7 @@ describe.each(ENGINES)('migration 017-visitor-keys-by-visitor (%s)', (engine) =>
     );
   });
 
-  it.runIf(engine === 'sqlite')('finds its work done when another process ran it first', async () => {
+  it('finds its work done when another process ran it first', async () => {
     const { store } = await openFresh(engine);
     await store.migrate();
     const db = kyselyOf(store);

@@ -115,9 +115,9 @@ export function openDatabase(opts: OpenDatabaseOptions): OpenedDatabase {
   sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   sqlite.pragma('foreign_keys = ON');
   // Each identification touches pages all over the event indexes: memory-mapped reads (no read
-  // syscall per page) keep that cheap on a large database. The map asks for more than SQLite
-  // maps (MMAP_ALL) since the pages past the map's end are read into the small cache below, and
-  // that is where a growing database adds its new pages, the ones the reads want most: with a
+  // syscall per page) keep that cheap on a large database. As much of the file as SQLite maps
+  // (MMAP_ALL): the pages past the map's end are read into the small cache below, and that is
+  // where a growing database adds its new pages, the ones the reads want most: with a
   // 1 GiB map on a database of 1M events (2 GB or more), the candidates' rows took 206 and 217 µs a
   // read, against 165 and 191 µs with 2 GiB mapped (two alternated runs of the service
   // benchmark, 2026-12-03); writes did not change. The page cache stays small (8 MiB):
