@@ -58,7 +58,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
-import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import type { Kysely } from 'kysely';
@@ -159,7 +159,7 @@ interface LoadResult {
   errors: number;
   requests: number;
   /** Garbage-collection pauses of the server process during the load. */
-  gc: { pauses: number; totalMs: number; longestMs: number };
+  gc: { pauses: number; totalMs: number; longestMs: number; major: number; majorMs: number };
   /** Event-loop delay during the load (perf_hooks.monitorEventLoopDelay). */
   loopDelay: { p99Ms: number; maxMs: number };
 }
@@ -213,8 +213,10 @@ async function load(url: string, payloads: BrowserRequest[], rate?: number, serv
   const { file, remove } = writeRequestsFile(payloads);
   // Where latency tails come from: garbage-collection pauses and how late the event loop ran
   // its timers (a 10 ms sampling timer; any synchronous stretch shows up as delay).
-  const gcPauses: number[] = [];
-  const gcObserver = new PerformanceObserver((list) => gcPauses.push(...list.getEntries().map((e) => e.duration)));
+  const gcPauses: { ms: number; major: boolean }[] = [];
+  const gcObserver = new PerformanceObserver((list) =>
+    gcPauses.push(...list.getEntries().map((e) => ({ ms: e.duration, major: (e as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR }))),
+  );
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   try {
     gcObserver.observe({ entryTypes: ['gc'] });
@@ -234,7 +236,13 @@ async function load(url: string, payloads: BrowserRequest[], rate?: number, serv
         : {}),
       statementsPerRequest: (statements - statementsBefore) / Math.max(1, result.requests),
       slowestStatements: slowestStatementsSince(timesBefore, result.requests),
-      gc: { pauses: gcPauses.length, totalMs: gcPauses.reduce((a, b) => a + b, 0), longestMs: Math.max(0, ...gcPauses) },
+      gc: {
+        pauses: gcPauses.length,
+        totalMs: gcPauses.reduce((a, b) => a + b.ms, 0),
+        longestMs: Math.max(0, ...gcPauses.map((p) => p.ms)),
+        major: gcPauses.filter((p) => p.major).length,
+        majorMs: gcPauses.filter((p) => p.major).reduce((a, b) => a + b.ms, 0),
+      },
       loopDelay: { p99Ms: loopDelay.percentile(99) / 1e6, maxMs: loopDelay.max / 1e6 },
     };
   } finally {
@@ -587,7 +595,7 @@ const cpu = (n: number) => `${n.toFixed(3)} ms`;
 const cpus = (r: LoadResult) => (r.databaseCpuMsPerRequest === undefined ? cpu(r.cpuMsPerRequest) : `${cpu(r.cpuMsPerRequest)} (+ ${cpu(r.databaseCpuMsPerRequest)} PostgreSQL)`);
 const pct = (n: number) => `${(n * 100).toFixed(1)}%`;
 const pauses = (r: LoadResult) =>
-  `${r.gc.pauses.toLocaleString('en')} GC pauses (${ms(r.gc.totalMs)} in all, longest ${ms(r.gc.longestMs)}), event-loop delay p99 ${ms(r.loopDelay.p99Ms)}, max ${ms(r.loopDelay.maxMs)}`;
+  `${r.gc.pauses.toLocaleString('en')} GC pauses (${ms(r.gc.totalMs)} in all, longest ${ms(r.gc.longestMs)}; ${r.gc.major} mark-compacts, ${ms(r.gc.majorMs)}), event-loop delay p99 ${ms(r.loopDelay.p99Ms)}, max ${ms(r.loopDelay.maxMs)}`;
 /**
  * One row of the steady-load table. `inProcess`: the server ran in this process, so its
  * statements and event loop were observed (not so for a `tessera start` process).
@@ -712,3 +720,4 @@ async function main(): Promise<void> {
 }
 
 await main();
+console.log("ZZ", JSON.stringify((globalThis as unknown as { zz?: unknown }).zz));

@@ -43,4 +43,25 @@ describe('createParsedJsonCache', () => {
     expect(again).toEqual(a);
     expect(again).not.toBe(a);
   });
+
+  it("with keep false, uses a kept value but keeps nothing, and the owner's entry goes", () => {
+    const parse = createParsedJsonCache(2);
+    const a = parse('v1', '{"n":1}');
+    // The owner is about to change: its kept value serves this read, then it is gone.
+    expect(parse('v1', '{"n":1}', false)).toBe(a);
+    expect(parse('v1', '{"n":1}')).not.toBe(a);
+    // A changed text is parsed, not kept, and the outdated entry goes with it.
+    const b = parse('v2', '{"n":2}');
+    const changed = parse('v2', '{"n":3}', false);
+    expect(changed).toEqual({ n: 3 });
+    expect(parse('v2', '{"n":3}')).not.toBe(changed);
+    expect(parse('v2', '{"n":2}')).not.toBe(b);
+    // Nothing kept pushes another owner out: v1 and v2 fill the two places, and a read that
+    // keeps nothing does not evict either.
+    const v1 = parse('v1', '{"n":1}');
+    const v2 = parse('v2', '{"n":2}');
+    parse('v3', '{"n":4}', false);
+    expect(parse('v1', '{"n":1}')).toBe(v1);
+    expect(parse('v2', '{"n":2}')).toBe(v2);
+  });
 });

@@ -97,9 +97,13 @@ function storedProfile(profile: object, keys: string[], refreshedAt: number): St
  */
 const parseProfile = createParsedJsonCache(1000);
 
-function toRecord(row: VisitorRow): VisitorRecord {
+/**
+ * `row` as a record. `changing`: the visitor a token names, whose visit is about to rewrite its
+ * profile: its parse is not kept (parsed-json-cache.ts).
+ */
+function toRecord(row: VisitorRow, changing = false): VisitorRecord {
   // Parsed once: the profile and the keys of the last visit come from the same JSON.
-  const raw = parseProfile(row.visitor_id, row.profile) as { k?: unknown; kt?: unknown } | null;
+  const raw = parseProfile(row.visitor_id, row.profile, !changing) as { k?: unknown; kt?: unknown } | null;
   return {
     visitorId: row.visitor_id,
     firstSeenAt: Number(row.first_seen_at),
@@ -119,9 +123,10 @@ const loadVisitorQuery = prepareQuery<VisitorRow>((db, param) =>
   db.selectFrom('visitors').select(VISITOR_COLUMNS).where('visitor_id', '=', param('visitorId')).where('workspace_id', '=', param('workspaceId')),
 );
 
+/** The visitor a token names, whose visit is about to rewrite its profile (toRecord's `changing`). */
 export async function loadVisitor(store: Store, workspaceId: string, visitorId: string): Promise<VisitorRecord | null> {
   const [row] = await loadVisitorQuery(store, { workspaceId, visitorId });
-  return row ? toRecord(row) : null;
+  return row ? toRecord(row, true) : null;
 }
 
 /**
@@ -192,7 +197,7 @@ const loadVisitorsQuery = { sqlite: loadVisitorsOn('sqlite'), postgres: loadVisi
 export async function loadVisitors(store: Store, workspaceId: string, visitorIds: readonly string[]): Promise<VisitorRecord[]> {
   if (visitorIds.length === 0) return [];
   const rows = await loadVisitorsQuery[store.engine](store, { workspaceId, visitorIds: JSON.stringify(visitorIds) });
-  return rows.map(toRecord);
+  return rows.map((row) => toRecord(row));
 }
 
 /**
@@ -588,7 +593,7 @@ async function readKeysOnPostgres(store: Store, values: object, variant: Variant
 
 /** The candidates part of keysReadOnPostgres's row. */
 function candidateRead(row: KeysReadRow): CandidateRead {
-  return { candidates: row.candidates.map(toRecord), crowding: row.crowding ?? {}, networkVisitors: row.network_visitors };
+  return { candidates: row.candidates.map((candidate) => toRecord(candidate)), crowding: row.crowding ?? {}, networkVisitors: row.network_visitors };
 }
 
 /** A token visit that needs no candidates. */
@@ -626,7 +631,7 @@ export async function loadIdentificationState(
     if (q.tokenVisitorId !== undefined) {
       const [row] = await tokenReadOnPostgres(store, Object.assign(activity(q.tokenVisitorId), { tokenVisitorId: q.tokenVisitorId }), variant);
       if (row?.token_visitor) {
-        const tokenVisitor = toRecord(row.token_visitor);
+        const tokenVisitor = toRecord(row.token_visitor, true);
         const prefetched = q.activity && { network: row.network, visitor: { visitorId: tokenVisitor.visitorId, rows: row.token_activity } };
         if (!q.candidatesForToken?.(tokenVisitor)) return { tokenVisitor, ...NO_CANDIDATES, ...(prefetched && { prefetched }) };
         // A young ID that may be relinked: the candidates too, in the read of a visit without
