@@ -720,4 +720,3 @@ async function main(): Promise<void> {
 }
 
 await main();
-console.log("ZZ", JSON.stringify((globalThis as unknown as { zz?: unknown }).zz));

@@ -34,20 +34,24 @@ function parseJsonOrNull(text: string): unknown {
  * text parsed anew is not kept, and the owner's entry goes either way. Kept, it could never
  * match again, would push out an entry that might, and would live long enough for V8 to copy
  * it out of the young generation: in the service benchmark, not keeping the token visitors'
- * profiles cut garbage collection by 15-20% (docs/performance.md).
+ * profiles shortened garbage-collection pauses by 12-32% in seven alternated pairs
+ * (docs/performance.md).
  */
 export function createParsedJsonCache(max: number): (owner: string, text: string, keep?: boolean) => unknown {
   const entries = new Map<string, { text: string; value: unknown }>();
   return (owner, text, keep = true) => {
     const known = entries.get(owner);
-    const same = known !== undefined && known.text === text;
-    // Outdated, or about to be: the owner's entry goes.
-    if (known !== undefined && !(same && keep)) entries.delete(owner);
-    if (same) return known.value;
+    if (known?.text === text) {
+      if (!keep) entries.delete(owner);
+      return known.value;
+    }
+    // Outdated (or absent): a changed profile replaces its owner's entry.
+    entries.delete(owner);
     const value = parseJsonOrNull(text);
-    if (!keep) return value;
-    if (known === undefined && entries.size >= max) entries.delete(entries.keys().next().value!);
-    entries.set(owner, { text, value });
+    if (keep) {
+      if (entries.size >= max) entries.delete(entries.keys().next().value!);
+      entries.set(owner, { text, value });
+    }
     return value;
   };
 }
